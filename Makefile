@@ -1,0 +1,49 @@
+# OpenEventKit
+#
+#   make demo         install what is missing, build, run `ical` on the sample calendars
+#   make test         install what is missing, build, run every test (what CI runs)
+#   make deps         install libical-dev, tzdata and pkg-config when missing (apt-get, retried once)
+#   make build        debug build
+#   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
+#   make fuzz         libFuzzer over the reader and writer (FUZZ_SECONDS, default 600)
+#   make conformance  differential recurrence tests against Python and Foundation (needs PyPI)
+#   make docs         DocC catalogs
+#   make clean        remove build products
+
+SWIFT ?= swift
+SWIFT_FLAGS ?=
+FUZZ_SECONDS ?= 600
+
+.PHONY: default demo test deps build release bench fuzz conformance docs clean
+
+default: test
+
+deps:
+	@sh scripts/deps.sh
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+
+test: deps
+	TZ=UTC LC_ALL=C.UTF-8 $(SWIFT) test $(SWIFT_FLAGS)
+
+demo: deps
+	@sh scripts/demo.sh
+
+bench: deps
+	@sh Benchmarks/run.sh
+
+fuzz: deps
+	@sh scripts/fuzz.sh $(FUZZ_SECONDS)
+
+conformance: deps
+	@sh scripts/conformance.sh
+
+docs: deps
+	@sh scripts/docs.sh
+
+clean:
+	rm -rf .build .build-* Benchmarks/.build Benchmarks/work

@@ -1,0 +1,50 @@
+/// Small byte and case helpers shared by the reader, the writer and the model.
+enum ASCII {
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+    static let colon: UInt8 = 0x3A
+    static let semicolon: UInt8 = 0x3B
+    static let comma: UInt8 = 0x2C
+    static let equals: UInt8 = 0x3D
+    static let quote: UInt8 = 0x22
+    static let backslash: UInt8 = 0x5C
+    static let caret: UInt8 = 0x5E
+
+    /// iana-token and x-name characters: ALPHA, DIGIT and "-" (RFC 5545 §3.1).
+    @inline(__always)
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+    }
+
+    /// Compares two names ignoring ASCII case, as RFC 5545 names are compared.
+    @inline(__always)
+    static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case let (a?, b?):
+                if a == b { continue }
+                if upper(a) != upper(b) { return false }
+            default: return false
+            }
+        }
+    }
+
+    @inline(__always)
+    static func upper(_ byte: UInt8) -> UInt8 {
+        (byte >= 0x61 && byte <= 0x7A) ? byte - 0x20 : byte
+    }
+
+    /// Uppercases ASCII letters only (names are ASCII; values are never passed here).
+    static func uppercased(_ name: String) -> String {
+        var needs = false
+        for byte in name.utf8 where byte >= 0x61 && byte <= 0x7A { needs = true; break }
+        guard needs else { return name }
+        return String(decoding: name.utf8.map(upper), as: UTF8.self)
+    }
+}

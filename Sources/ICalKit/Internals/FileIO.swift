@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("Unsupported Platform")
+#endif
+
+/// Whole-file reads and atomic writes, with errors that name the path.
+package enum FileIO {
+    /// Reads a whole file (or standard input for `-`), refusing more than `limit` bytes.
+    package static func readAll(path: String, limit: Int) throws(ICalError) -> [UInt8] {
+        let descriptor: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ICalError(.io, "cannot open: \(String(cString: strerror(errno)))", file: path)
+        }
+        defer { if descriptor != 0 { close(descriptor) } }
+        var info = stat()
+        if fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            throw ICalError(.io, "is a folder, not a file", file: path)
+        }
+        var bytes: [UInt8] = []
+        if (info.st_mode & S_IFMT) == S_IFREG && info.st_size > 0 {
+            guard Int(info.st_size) <= limit else {
+                throw ICalError(.limitExceeded, "file is \(info.st_size) bytes, more than the limit of \(limit)", file: path)
+            }
+            bytes.reserveCapacity(Int(info.st_size))
+        }
+        let chunk = 1 << 16
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunk) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ICalError(.io, "cannot read: \(String(cString: strerror(errno)))", file: path)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+            if bytes.count > limit {
+                throw ICalError(.limitExceeded, "input is more than the limit of \(limit) bytes", file: path)
+            }
+        }
+        return bytes
+    }
+
+    /// Writes a file atomically: a temporary file in the same folder, fsync, rename, and
+    /// fsync of the folder. `-` writes standard output. Nothing is half-written on failure.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(ICalError) {
+        if path == "-" {
+            try writeAll(bytes, to: 1, path: path)
+            return
+        }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        var template = Array("\(folder.isEmpty ? "/" : folder)/.\(base).tmp-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw ICalError(.io, "cannot create a temporary file beside it: \(String(cString: strerror(errno)))", file: path)
+        }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var succeeded = false
+        defer {
+            if !succeeded { unlink(temporary) }
+        }
+        do {
+            defer { close(descriptor) }
+            try writeAll(bytes, to: descriptor, path: path)
+            fchmod(descriptor, mode)
+            guard fsync(descriptor) == 0 else {
+                throw ICalError(.io, "cannot flush to disk: \(String(cString: strerror(errno)))", file: path)
+            }
+        }
+        guard rename(temporary, path) == 0 else {
+            throw ICalError(.io, "cannot replace the file: \(String(cString: strerror(errno)))", file: path)
+        }
+        succeeded = true
+        let folderDescriptor = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ICalError(.io, "cannot write: \(String(cString: strerror(errno)))", file: path)
+            }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,520 @@
+/// Reads iCalendar (RFC 5545) bytes into a tree of ``Component`` values, keeping every
+/// property, parameter and component, and reporting problems as ``Diagnostic``s.
+///
+/// The reader accepts what real files contain: a UTF-8 byte order mark; CRLF, LF or CR
+/// line ends; folds anywhere, including inside a multi-byte character; several
+/// `VCALENDAR`s in one input; and bare components without a `VCALENDAR` (wrapped in one,
+/// with a warning). A problem costs the line or the component it is in, never the file:
+///
+/// - a line without a colon, a bad name or parameter, or an invalid value (an impossible
+///   date such as `20240231`, an hour of 25, an RRULE that cannot be read) is reported with
+///   its line and left out;
+/// - a component whose `END` is missing is closed where the structure shows it must end,
+///   reported, and kept;
+/// - an `END` without a `BEGIN` is reported and ignored.
+///
+/// In ``Mode/lenient`` mode (the default) reading goes on after problems; in
+/// ``Mode/strict`` mode the first error throws. ``Limits`` bound the work any input can
+/// cause, so binary garbage, 100,000 nested BEGINs or a 50 MB line fail fast.
+///
+/// The reader is pure Swift and needs no lock: libical's own parser drops unknown
+/// properties, parameters and components (see the ICalKit documentation), so ICalKit
+/// lexes content lines itself and uses libical for recurrence and time-zone work.
+///
+/// ```swift
+/// let result = try ICalReader().read(contentsOfFile: "lessons.ics")
+/// for diagnostic in result.diagnostics { print(diagnostic) }
+/// let events = result.calendars.flatMap { $0.components(.event) }
+/// ```
+public struct ICalReader: Sendable {
+    /// How the reader treats errors.
+    public enum Mode: String, Sendable, Hashable, Codable {
+        /// Report problems and keep going (the default).
+        case lenient
+        /// Throw the first error; warnings are still only reported.
+        case strict
+    }
+
+    /// Bounds on the work one input can cause. Exceeding one is an error diagnostic.
+    public struct Limits: Sendable, Hashable, Codable {
+        /// The largest input accepted, in bytes (default 256 MiB).
+        public var maxInputSize: Int
+        /// The longest content line after unfolding, in bytes (default 4 MiB).
+        public var maxLineLength: Int
+        /// The deepest nesting of components, VCALENDAR counting as 1 (default 32).
+        public var maxDepth: Int
+        /// The most properties in one component (default 100,000).
+        public var maxPropertiesPerComponent: Int
+        /// The most components in one input (default 5,000,000).
+        public var maxComponents: Int
+        /// After this many diagnostics the reader stops (default 1,000).
+        public var maxDiagnostics: Int
+
+        /// Creates limits; every argument has the documented default.
+        public init(
+            maxInputSize: Int = 256 << 20, maxLineLength: Int = 4 << 20, maxDepth: Int = 32,
+            maxPropertiesPerComponent: Int = 100_000, maxComponents: Int = 5_000_000,
+            maxDiagnostics: Int = 1_000
+        ) {
+            self.maxInputSize = maxInputSize
+            self.maxLineLength = maxLineLength
+            self.maxDepth = maxDepth
+            self.maxPropertiesPerComponent = maxPropertiesPerComponent
+            self.maxComponents = maxComponents
+            self.maxDiagnostics = maxDiagnostics
+        }
+
+        /// The defaults.
+        public static let `default` = Limits()
+    }
+
+    /// Lenient or strict.
+    public var mode: Mode
+    /// The bounds on one input.
+    public var limits: Limits
+
+    /// Creates a reader.
+    public init(mode: Mode = .lenient, limits: Limits = .default) {
+        self.mode = mode
+        self.limits = limits
+    }
+
+    /// Reads iCalendar bytes.
+    ///
+    /// - Parameters:
+    ///   - bytes: the input, in UTF-8.
+    ///   - file: the name diagnostics give as the input's file.
+    /// - Throws: in strict mode, the first error, as an ``ICalError`` with its line.
+    public func read(_ bytes: some Collection<UInt8>, file: String? = nil) throws(ICalError) -> ReadResult {
+        let contiguous = bytes.withContiguousStorageIfAvailable { buffer -> Result<ReadResult, ICalError> in
+            do throws(ICalError) { return .success(try readBuffer(buffer, file: file)) } catch { return .failure(error) }
+        }
+        if let contiguous { return try contiguous.get() }
+        let array = Array(bytes)
+        let result = array.withUnsafeBufferPointer { buffer -> Result<ReadResult, ICalError> in
+            do throws(ICalError) { return .success(try readBuffer(buffer, file: file)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Reads iCalendar text.
+    public func read(_ text: String, file: String? = nil) throws(ICalError) -> ReadResult {
+        try read(Array(text.utf8), file: file)
+    }
+
+    /// Reads a file. `-` reads standard input.
+    ///
+    /// - Throws: ``ICalError/Code-swift.struct/io`` when the file cannot be read, and in
+    ///   strict mode the first error.
+    public func read(contentsOfFile path: String) throws(ICalError) -> ReadResult {
+        let bytes = try FileIO.readAll(path: path, limit: limits.maxInputSize)
+        return try read(bytes, file: path == "-" ? "<stdin>" : path)
+    }
+
+    private func readBuffer(_ buffer: UnsafeBufferPointer<UInt8>, file: String?) throws(ICalError) -> ReadResult {
+        var parser = Parser(reader: self, file: file)
+        try parser.run(buffer)
+        return ReadResult(calendars: parser.calendars, diagnostics: parser.diagnostics)
+    }
+}
+
+/// What ``ICalReader`` read: the calendars and every problem it found.
+public struct ReadResult: Sendable, Hashable {
+    /// The `VCALENDAR` components, in input order. Bare components are wrapped in one.
+    public var calendars: [Component]
+    /// The problems found, in input order.
+    public var diagnostics: [Diagnostic]
+
+    /// Creates a result.
+    public init(calendars: [Component], diagnostics: [Diagnostic]) {
+        self.calendars = calendars
+        self.diagnostics = diagnostics
+    }
+
+    /// Whether any diagnostic is an error (something was lost or could not be read).
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// The errors only.
+    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+}
+
+/// The state of one read. Not public: ``ICalReader`` is the API.
+struct Parser {
+    private struct Open {
+        var component: Component
+        var kind: ComponentKind
+        var synthetic: Bool
+        var limitReported = false
+    }
+
+    let reader: ICalReader
+    let file: String?
+    private(set) var calendars: [Component] = []
+    private(set) var diagnostics: [Diagnostic] = []
+    private var stack: [Open] = []
+    private var skipDepth = 0
+    private var componentCount = 0
+    private var stopped = false
+    private var componentLimitReported = false
+
+    init(reader: ICalReader, file: String?) {
+        self.reader = reader
+        self.file = file
+    }
+
+    // MARK: Reporting
+
+    private mutating func report(
+        _ severity: Diagnostic.Severity, _ code: ICalError.Code, line: Int,
+        property: String? = nil, component: String? = nil, _ message: String
+    ) throws(ICalError) {
+        guard !stopped else { return }
+        let diagnostic = Diagnostic(
+            severity, code, line: line, file: file,
+            component: component ?? stack.last?.component.name, property: property, message: message)
+        if severity == .error && reader.mode == .strict { throw ICalError(diagnostic) }
+        diagnostics.append(diagnostic)
+        if diagnostics.count >= reader.limits.maxDiagnostics {
+            diagnostics.append(Diagnostic(
+                .error, .limitExceeded, line: line, file: file,
+                message: "more than \(reader.limits.maxDiagnostics) problems; stopped reading here "
+                    + "(is this an iCalendar file?)"))
+            stopped = true
+        }
+    }
+
+    // MARK: Lines
+
+    mutating func run(_ buffer: UnsafeBufferPointer<UInt8>) throws(ICalError) {
+        let count = buffer.count
+        if count > reader.limits.maxInputSize {
+            try report(.error, .limitExceeded, line: 1,
+                       "input is \(count) bytes, more than the limit of \(reader.limits.maxInputSize); nothing was read")
+            return
+        }
+        var index = 0
+        if count >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { index = 3 }
+
+        var physicalLine = 1
+        // The pending logical line: a range of `buffer` while unfolded, else `folded`.
+        var pendingStart = -1, pendingEnd = -1, pendingLine = 0
+        var pendingFolded = false, pendingTooLong = false, pendingHasNul = false
+        var folded: [UInt8] = []
+        let maxLine = reader.limits.maxLineLength
+
+        while index < count && !stopped {
+            // Find the end of this physical line.
+            var end = index
+            var hasNul = false
+            while end < count {
+                let byte = buffer[end]
+                if byte == ASCII.lf || byte == ASCII.cr { break }
+                if byte == 0 { hasNul = true }
+                end += 1
+            }
+            let lineNumber = physicalLine
+            physicalLine += 1
+            var next = end
+            if next < count {
+                next += (buffer[next] == ASCII.cr && next + 1 < count && buffer[next + 1] == ASCII.lf) ? 2 : 1
+            }
+
+            let isContinuation = end > index && (buffer[index] == ASCII.space || buffer[index] == ASCII.tab)
+            if isContinuation && pendingStart >= 0 {
+                pendingHasNul = pendingHasNul || hasNul
+                let length = (pendingFolded ? folded.count : pendingEnd - pendingStart) + (end - index - 1)
+                if length > maxLine {
+                    pendingTooLong = true
+                } else if !pendingTooLong {
+                    if !pendingFolded {
+                        folded.removeAll(keepingCapacity: true)
+                        folded.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[pendingStart..<pendingEnd]))
+                        pendingFolded = true
+                    }
+                    folded.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[(index + 1)..<end]))
+                }
+                index = next
+                continue
+            }
+
+            // Flush the pending logical line.
+            if pendingStart >= 0 {
+                try flush(buffer, pendingStart, pendingEnd, pendingFolded, &folded, pendingLine,
+                          tooLong: pendingTooLong, hasNul: pendingHasNul)
+                pendingStart = -1
+            }
+            if end == index { index = next; continue }  // blank line
+            if isContinuation {
+                try report(.error, .syntax, line: lineNumber,
+                           "line starts with white space but there is no line before it to continue; left out")
+                index = next
+                continue
+            }
+            pendingStart = index
+            pendingEnd = end
+            pendingLine = lineNumber
+            pendingFolded = false
+            pendingTooLong = end - index > maxLine
+            pendingHasNul = hasNul
+            index = next
+        }
+        if pendingStart >= 0 && !stopped {
+            try flush(buffer, pendingStart, pendingEnd, pendingFolded, &folded, pendingLine,
+                      tooLong: pendingTooLong, hasNul: pendingHasNul)
+        }
+        try finish(lastLine: max(physicalLine - 1, 1))
+    }
+
+    private mutating func flush(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ isFolded: Bool,
+        _ folded: inout [UInt8], _ line: Int, tooLong: Bool, hasNul: Bool
+    ) throws(ICalError) {
+        if tooLong {
+            try report(.error, .limitExceeded, line: line,
+                       "content line is longer than the limit of \(reader.limits.maxLineLength) bytes; left out")
+            return
+        }
+        if hasNul {
+            try report(.error, .encoding, line: line,
+                       "line contains a NUL byte (binary data is not iCalendar text); left out")
+            return
+        }
+        if isFolded {
+            try folded.withUnsafeBufferPointer { bytes throws(ICalError) in try contentLine(bytes, line: line) }
+        } else {
+            try contentLine(UnsafeBufferPointer(rebasing: buffer[start..<end]), line: line)
+        }
+    }
+
+    // MARK: Content lines
+
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+        String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    private mutating func contentLine(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ICalError) {
+        let count = bytes.count
+        var position = 0
+        while position < count && ASCII.isNameByte(bytes[position]) { position += 1 }
+        guard position < count, bytes[position] == ASCII.colon || bytes[position] == ASCII.semicolon else {
+            let hasColon = bytes.contains(ASCII.colon)
+            let preview = Parser.preview(bytes)
+            if position == count || !hasColon {
+                try report(.error, .syntax, line: line,
+                           "line has no colon, so it is not a content line (\(preview)); left out")
+            } else {
+                try report(.error, .syntax, line: line,
+                           "property name contains a character other than letters, digits and '-' (\(preview)); left out")
+            }
+            return
+        }
+        guard position > 0 else {
+            try report(.error, .syntax, line: line, "line has no property name (\(Parser.preview(bytes))); left out")
+            return
+        }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<position]), as: UTF8.self)
+
+        var parameters: [Parameter] = []
+        while position < count && bytes[position] == ASCII.semicolon {
+            position += 1
+            let nameStart = position
+            while position < count && ASCII.isNameByte(bytes[position]) { position += 1 }
+            guard position > nameStart, position < count, bytes[position] == ASCII.equals else {
+                try report(.error, .syntax, line: line, property: name,
+                           "parameter \(position > nameStart ? "'\(String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self))' " : "")has no '=value'; line left out")
+                return
+            }
+            let parameterName = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self)
+            position += 1
+            let valueStart = position
+            valueLoop: while true {
+                if position < count && bytes[position] == ASCII.quote {
+                    position += 1
+                    while position < count && bytes[position] != ASCII.quote { position += 1 }
+                    guard position < count else {
+                        try report(.error, .syntax, line: line, property: name,
+                                   "parameter \(parameterName) has a quoted value without its closing quote; line left out")
+                        return
+                    }
+                    position += 1
+                } else {
+                    while position < count {
+                        let byte = bytes[position]
+                        if byte == ASCII.semicolon || byte == ASCII.colon || byte == ASCII.comma { break }
+                        position += 1
+                    }
+                }
+                if position < count && bytes[position] == ASCII.comma { position += 1; continue valueLoop }
+                break
+            }
+            guard let raw = Parser.string(bytes, valueStart..<position) else {
+                try report(.error, .encoding, line: line, property: name,
+                           "parameter \(parameterName) is not valid UTF-8; line left out")
+                return
+            }
+            parameters.append(Parameter(name: parameterName, rawValue: raw))
+        }
+        guard position < count, bytes[position] == ASCII.colon else {
+            try report(.error, .syntax, line: line, property: name,
+                       "line has no colon after its parameters; left out")
+            return
+        }
+        let valueRange = (position + 1)..<count
+        var value: String
+        if let decoded = Parser.string(bytes, valueRange) {
+            value = decoded
+        } else {
+            value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueRange]), as: UTF8.self)
+            try report(.warning, .encoding, line: line, property: name,
+                       "value is not valid UTF-8; invalid bytes were replaced with U+FFFD")
+        }
+
+        if ASCII.equalsIgnoringCase(name, "BEGIN") {
+            try begin(trimmed(value), line: line)
+        } else if ASCII.equalsIgnoringCase(name, "END") {
+            try end(trimmed(value), line: line)
+        } else {
+            try property(Property(name: name, parameters: parameters, rawValue: value, line: line))
+        }
+    }
+
+    private func trimmed(_ value: String) -> String {
+        guard let first = value.utf8.first, let last = value.utf8.last,
+              first == ASCII.space || last == ASCII.space || first == ASCII.tab || last == ASCII.tab
+        else { return value }
+        return String(value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+
+    private static func preview(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let head = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<min(bytes.count, 40)]), as: UTF8.self)
+        let printable = String(head.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || $0 == "\u{FFFD}" ? "?" : Character($0) })
+        return "\"\(printable)\(bytes.count > 40 ? "…" : "")\""
+    }
+
+    // MARK: Structure
+
+    private mutating func begin(_ name: String, line: Int) throws(ICalError) {
+        if skipDepth > 0 { skipDepth += 1; return }
+        guard !name.isEmpty, name.utf8.allSatisfy(ASCII.isNameByte) else {
+            try report(.error, .syntax, line: line, "BEGIN has no valid component name ('\(name)'); line left out")
+            return
+        }
+        let kind = ComponentKind(rawValue: name)
+        if stack.isEmpty {
+            if kind != .calendar {
+                try report(.warning, .placement, line: line, component: name,
+                           "\(name) is not inside a VCALENDAR; wrapped in one")
+                var calendar = Component(name: ComponentKind.calendar.rawValue, line: line)
+                calendar.properties = [
+                    Property(.version, rawValue: "2.0"),
+                    Property(.productIdentifier, rawValue: "-//OpenEventKit//ICalKit//EN"),
+                ]
+                stack.append(Open(component: calendar, kind: .calendar, synthetic: true))
+            }
+        } else if kind == .calendar {
+            try closeAll(before: name, line: line)
+        } else if let allowed = kind.allowedParents, let top = stack.last, !allowed.contains(top.kind) {
+            if let parentIndex = stack.lastIndex(where: { allowed.contains($0.kind) }) {
+                while stack.count - 1 > parentIndex {
+                    try closeTop(line: line, missingEndBefore: "BEGIN:\(name)")
+                }
+            } else {
+                try report(.warning, .placement, line: line, component: name,
+                           "\(name) is not allowed inside \(top.component.name) by RFC 5545; kept where it is")
+            }
+        }
+        if stack.count >= reader.limits.maxDepth {
+            try report(.error, .limitExceeded, line: line, component: name,
+                       "components are nested deeper than the limit of \(reader.limits.maxDepth); \(name) and everything in it left out")
+            skipDepth = 1
+            return
+        }
+        componentCount += 1
+        if componentCount > reader.limits.maxComponents {
+            if !componentLimitReported {
+                componentLimitReported = true
+                try report(.error, .limitExceeded, line: line, component: name,
+                           "more than \(reader.limits.maxComponents) components; the rest are left out")
+            }
+            skipDepth = 1
+            return
+        }
+        stack.append(Open(component: Component(name: name, line: line), kind: kind, synthetic: false))
+    }
+
+    private mutating func end(_ name: String, line: Int) throws(ICalError) {
+        if skipDepth > 0 { skipDepth -= 1; return }
+        guard let index = stack.lastIndex(where: { ASCII.equalsIgnoringCase($0.component.name, name) }) else {
+            try report(.error, .structure, line: line, component: name,
+                       "END:\(name) has no matching BEGIN:\(name); line ignored")
+            return
+        }
+        while stack.count - 1 > index {
+            try closeTop(line: line, missingEndBefore: "END:\(name)")
+        }
+        close()
+    }
+
+    private mutating func closeAll(before what: String, line: Int) throws(ICalError) {
+        while let top = stack.last {
+            if top.synthetic && stack.count == 1 { close(); break }
+            try closeTop(line: line, missingEndBefore: what)
+        }
+    }
+
+    private mutating func closeTop(line: Int, missingEndBefore what: String) throws(ICalError) {
+        guard let top = stack.last else { return }
+        let begun = top.component.line.map { " (BEGIN at line \($0))" } ?? ""
+        try report(.error, .structure, line: line, component: top.component.name,
+                   "\(what) arrived before END:\(top.component.name)\(begun); closed \(top.component.name) here and kept it")
+        close()
+    }
+
+    private mutating func close() {
+        guard let top = stack.popLast() else { return }
+        if stack.isEmpty {
+            calendars.append(top.component)
+        } else {
+            stack[stack.count - 1].component.components.append(top.component)
+        }
+    }
+
+    private mutating func property(_ property: Property) throws(ICalError) {
+        if skipDepth > 0 { return }
+        guard !stack.isEmpty else {
+            try report(.error, .placement, line: property.line ?? 0, property: property.name,
+                       "\(property.name) is outside any component; left out")
+            return
+        }
+        let top = stack.count - 1
+        if stack[top].component.properties.count >= reader.limits.maxPropertiesPerComponent {
+            if !stack[top].limitReported {
+                stack[top].limitReported = true
+                try report(.error, .limitExceeded, line: property.line ?? 0, property: property.name,
+                           "more than \(reader.limits.maxPropertiesPerComponent) properties in one component; the rest are left out")
+            }
+            return
+        }
+        if let problem = PropertyValidation.problem(with: property, in: stack[top].kind) {
+            try report(problem.severity, .invalidValue, line: property.line ?? 0, property: property.name,
+                       problem.message)
+            if problem.severity == .error { return }
+        }
+        stack[top].component.properties.append(property)
+    }
+
+    private mutating func finish(lastLine: Int) throws(ICalError) {
+        if stopped { stack.removeAll(); return }
+        while let top = stack.last {
+            if top.synthetic && stack.count == 1 { close(); break }
+            let begun = top.component.line.map { " (BEGIN at line \($0))" } ?? ""
+            try report(.error, .structure, line: lastLine, component: top.component.name,
+                       "input ended before END:\(top.component.name)\(begun); closed it at the end and kept it")
+            close()
+        }
+        if calendars.isEmpty {
+            try report(.error, .noCalendarData, line: 1,
+                       "no iCalendar data found: expected BEGIN:VCALENDAR (or BEGIN:VEVENT)")
+        }
+    }
+}

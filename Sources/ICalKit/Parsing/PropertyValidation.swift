@@ -1,0 +1,165 @@
+/// Checks the values of properties whose type RFC 5545 fixes, so an impossible value is
+/// reported at its line instead of surfacing later as a wrong time.
+///
+/// Unknown and X- properties are never checked: their values are kept exactly as read.
+enum PropertyValidation {
+    struct Problem {
+        var severity: Diagnostic.Severity
+        var message: String
+    }
+
+    private static let singleDateTime: Set<PropertyKind> = [
+        .dateTimeStart, .dateTimeEnd, .dateTimeDue, .recurrenceIdentifier,
+    ]
+    private static let utcDateTime: Set<PropertyKind> = [
+        .dateTimeStamp, .created, .lastModified, .dateTimeCompleted,
+    ]
+
+    static func problem(with property: Property, in component: ComponentKind) -> Problem? {
+        let kind = property.kind
+        if kind.isExperimental { return nil }
+        let valueType = property[parameter: .valueType].map(ASCII.uppercased)
+        switch kind {
+        case _ where singleDateTime.contains(kind) || utcDateTime.contains(kind):
+            return checkDateOrDateTime(property.rawValue, name: property.name)
+        case .exceptionDates:
+            return checkList(property.rawValue, name: property.name, periods: false)
+        case .recurrenceDates:
+            return checkList(property.rawValue, name: property.name, periods: valueType == "PERIOD")
+        case .duration:
+            return DurationSyntax.isValid(property.rawValue) ? nil
+                : Problem(severity: .error, message: "DURATION '\(property.rawValue)' is not an RFC 5545 duration such as PT1H30M or P1D; left out")
+        case .recurrenceRule, .exceptionRule:
+            if let message = RecurrenceRuleSyntax.problem(property.rawValue) {
+                return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(message); left out")
+            }
+            return nil
+        case .trigger:
+            if valueType == "DATE-TIME" { return checkDateOrDateTime(property.rawValue, name: property.name) }
+            return DurationSyntax.isValid(property.rawValue) ? nil
+                : Problem(severity: .error, message: "TRIGGER '\(property.rawValue)' is neither a duration nor (with VALUE=DATE-TIME) a date-time; left out")
+        case .sequence, .priority, .percentComplete, .repeatCount:
+            return Int(property.rawValue.trimmingSpaces) == nil
+                ? Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not an integer; left out")
+                : nil
+        default:
+            return nil
+        }
+    }
+
+    private static func checkDateOrDateTime(_ raw: String, name: String) -> Problem? {
+        guard let message = DateSyntax.problem(raw) else { return nil }
+        return Problem(severity: .error, message: "\(name) '\(raw)' is not a valid date or date-time: \(message); left out")
+    }
+
+    private static func checkList(_ raw: String, name: String, periods: Bool) -> Problem? {
+        for item in raw.split(separator: ",", omittingEmptySubsequences: false) {
+            var text = Substring(item)
+            if periods, let slash = text.firstIndex(of: "/") {
+                let end = text[text.index(after: slash)...]
+                if end.hasPrefix("P") || end.hasPrefix("+P") || end.hasPrefix("-P") {
+                    if !DurationSyntax.isValid(String(end)) {
+                        return Problem(severity: .error, message: "\(name) period '\(item)' has an invalid duration; left out")
+                    }
+                } else if let message = DateSyntax.problem(String(end)) {
+                    return Problem(severity: .error, message: "\(name) period '\(item)' has an invalid end: \(message); left out")
+                }
+                text = text[..<slash]
+            }
+            if let message = DateSyntax.problem(String(text)) {
+                return Problem(severity: .error, message: "\(name) value '\(item)' is not a valid date or date-time: \(message); left out")
+            }
+        }
+        return nil
+    }
+}
+
+extension String {
+    var trimmingSpaces: Substring {
+        let trimmed = drop { $0 == " " }
+        return trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count)
+    }
+}
+
+/// The DATE and DATE-TIME grammar of RFC 5545 §3.3.4 and §3.3.5, with calendar checks
+/// (no 20240231, no hour 25) that libical does not make.
+enum DateSyntax {
+    /// nil when `raw` is `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]` naming a real instant.
+    static func problem(_ raw: String) -> String? {
+        let bytes = Array(raw.utf8)
+        guard bytes.count == 8 || bytes.count == 15 || bytes.count == 16 else {
+            return "expected YYYYMMDD or YYYYMMDDTHHMMSS with an optional Z"
+        }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8) else {
+            return "the date part must be eight digits"
+        }
+        guard (1...12).contains(month) else { return "month \(month) does not exist" }
+        let days = daysInMonth(year: year, month: month)
+        guard (1...days).contains(day) else {
+            return "day \(day) does not exist in \(year)-\(month < 10 ? "0" : "")\(month)"
+        }
+        guard bytes.count > 8 else { return nil }
+        guard bytes[8] == UInt8(ascii: "T") else { return "expected 'T' between date and time" }
+        guard let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15) else {
+            return "the time part must be six digits"
+        }
+        guard hour <= 23 else { return "hour \(hour) does not exist" }
+        guard minute <= 59 else { return "minute \(minute) does not exist" }
+        guard second <= 60 else { return "second \(second) does not exist" }
+        if bytes.count == 16 && bytes[15] != UInt8(ascii: "Z") { return "only 'Z' may follow the time" }
+        return nil
+    }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}
+
+/// The DURATION grammar of RFC 5545 §3.3.6 (`P1W`, `-PT15M`, `P1DT2H`).
+enum DurationSyntax {
+    static func isValid(_ raw: String) -> Bool {
+        var bytes = Substring(raw).utf8[...]
+        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard bytes.first == UInt8(ascii: "P") else { return false }
+        bytes = bytes.dropFirst()
+        var inTime = false
+        var digits = 0
+        var sawPart = false
+        var sawWeek = false
+        var order = 0  // D=1 H=2 M=3 S=4 to enforce order
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            case UInt8(ascii: "T"):
+                guard !inTime, digits == 0, !sawWeek else { return false }
+                inTime = true
+            case UInt8(ascii: "W"):
+                guard !inTime, digits > 0, !sawPart else { return false }
+                sawWeek = true; sawPart = true; digits = 0
+            case UInt8(ascii: "D"):
+                guard !inTime, digits > 0, !sawWeek, order < 1 else { return false }
+                order = 1; sawPart = true; digits = 0
+            case UInt8(ascii: "H"), UInt8(ascii: "M"), UInt8(ascii: "S"):
+                let rank = byte == UInt8(ascii: "H") ? 2 : byte == UInt8(ascii: "M") ? 3 : 4
+                guard inTime, digits > 0, order < rank else { return false }
+                order = rank; sawPart = true; digits = 0
+            default: return false
+            }
+        }
+        if sawWeek && order > 0 { return false }
+        return sawPart && digits == 0 && (!inTime || order >= 2)
+    }
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs what the build needs when it is missing: libical-dev, tzdata, pkg-config.
+# As root it runs apt-get directly; otherwise through sudo when sudo is there.
+# apt-get sometimes fails transiently (a dpkg archive it cannot read): retry once.
+set -u
+
+missing=""
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libical 2>/dev/null; then
+    [ -f /usr/include/libical/ical.h ] || missing="$missing libical-dev"
+fi
+[ -f /usr/share/zoneinfo/zone.tab ] || missing="$missing tzdata"
+
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing$missing" >&2
+if [ "$(id -u)" = 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+else
+    echo "deps: need root to install$missing (run: apt-get install -y$missing)" >&2
+    exit 1
+fi
+
+install() {
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+}
+
+if ! install; then
+    echo "deps: apt-get failed, retrying once" >&2
+    sleep 3
+    install || { echo "deps: could not install$missing" >&2; exit 1; }
+fi
