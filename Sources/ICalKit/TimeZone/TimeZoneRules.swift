@@ -1,0 +1,46 @@
+/// The rules of one time zone: how wall-clock times and instants map onto each other.
+///
+/// Instants are seconds since 1970-01-01T00:00:00Z. Local times map to instants the way
+/// RFC 5545 §3.3.5 says: a time that does not exist (in a gap, when clocks go forward) is
+/// read with the offset in force before the gap, and a time that happens twice (in an
+/// overlap, when clocks go back) is its first occurrence.
+public protocol TimeZoneRules: Sendable {
+    /// The zone's identifier (an IANA name, or the TZID it was resolved from).
+    var identifier: String { get }
+    /// The offset from UTC, in seconds, in force at an instant.
+    func utcOffset(atInstant instant: Int64) -> Int
+    /// The offset from UTC, in seconds, to read a wall-clock time with (RFC 5545 §3.3.5).
+    func utcOffset(forLocal local: LocalDateTime) -> Int
+}
+
+extension TimeZoneRules {
+    /// The instant a wall-clock time names in this zone (RFC 5545 §3.3.5 for gaps and overlaps).
+    public func instant(for local: LocalDateTime) -> Int64 {
+        local.secondsSinceEpoch - Int64(utcOffset(forLocal: local))
+    }
+
+    /// The wall-clock time at an instant in this zone.
+    public func local(at instant: Int64) -> LocalDateTime {
+        LocalDateTime(secondsSinceEpoch: instant + Int64(utcOffset(atInstant: instant)))
+    }
+}
+
+/// A zone with one offset for all time: UTC, or a fixed offset such as `+05:30`.
+public struct FixedOffsetZone: TimeZoneRules, Hashable, Codable {
+    /// The identifier (`UTC`, or the TZID this offset stands for).
+    public let identifier: String
+    /// The offset from UTC in seconds.
+    public let offset: Int
+
+    /// Creates a fixed-offset zone.
+    public init(identifier: String, offset: Int) {
+        self.identifier = identifier
+        self.offset = offset
+    }
+
+    /// UTC.
+    public static let utc = FixedOffsetZone(identifier: "UTC", offset: 0)
+
+    public func utcOffset(atInstant instant: Int64) -> Int { offset }
+    public func utcOffset(forLocal local: LocalDateTime) -> Int { offset }
+}

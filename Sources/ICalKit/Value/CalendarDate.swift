@@ -1,0 +1,168 @@
+/// A day in the proleptic Gregorian calendar: an RFC 5545 DATE (§3.3.4) without a zone.
+public struct CalendarDate: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The year, 0...9999.
+    public var year: Int
+    /// The month, 1...12.
+    public var month: Int
+    /// The day of the month, 1...31.
+    public var day: Int
+
+    /// Creates a date, or nil when the day does not exist (`2024-02-31`).
+    public init?(year: Int, month: Int, day: Int) {
+        guard (0...9999).contains(year), (1...12).contains(month),
+              (1...DateSyntax.daysInMonth(year: year, month: month)).contains(day) else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    private init(unchecked year: Int, _ month: Int, _ day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Reads `YYYYMMDD`.
+    public init?(iCalendar text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 8, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(bytes[$1] - 0x30) } }
+        self.init(year: number(0..<4), month: number(4..<6), day: number(6..<8))
+    }
+
+    /// `YYYYMMDD`.
+    public var iCalendarText: String {
+        Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2)
+    }
+
+    /// `YYYY-MM-DD`.
+    public var description: String {
+        "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))"
+    }
+
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+
+    /// Days since 1970-01-01 (negative before). Howard Hinnant's days_from_civil.
+    public var daysSinceEpoch: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The date `days` days after 1970-01-01. Howard Hinnant's civil_from_days.
+    public init(daysSinceEpoch days: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        self.init(unchecked: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// The date `days` days later (or earlier, when negative).
+    public func adding(days: Int) -> CalendarDate {
+        CalendarDate(daysSinceEpoch: daysSinceEpoch + days)
+    }
+
+    /// The ISO weekday: 1 is Monday, 7 is Sunday.
+    public var isoWeekday: Int {
+        let weekday = (daysSinceEpoch + 3) % 7  // 1970-01-01 was a Thursday (ISO 4)
+        return (weekday < 0 ? weekday + 7 : weekday) + 1
+    }
+
+    public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+}
+
+/// A wall-clock time of day, as in an RFC 5545 TIME (§3.3.12) without its zone.
+public struct TimeOfDay: Sendable, Hashable, Codable, Comparable {
+    /// 0...23.
+    public var hour: Int
+    /// 0...59.
+    public var minute: Int
+    /// 0...60 (60 only for a leap second, read as the next minute's 0 in arithmetic).
+    public var second: Int
+
+    /// Creates a time, or nil when it does not exist (hour 25).
+    public init?(hour: Int, minute: Int, second: Int = 0) {
+        guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    /// Midnight.
+    public static let midnight = TimeOfDay(hour: 0, minute: 0)!
+
+    /// Seconds since midnight.
+    public var secondsSinceMidnight: Int { hour * 3600 + minute * 60 + second }
+
+    public static func < (lhs: TimeOfDay, rhs: TimeOfDay) -> Bool {
+        lhs.secondsSinceMidnight < rhs.secondsSinceMidnight
+    }
+}
+
+/// A date and a wall-clock time with no zone attached: what a clock on the wall shows.
+public struct LocalDateTime: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The day.
+    public var date: CalendarDate
+    /// The time of day.
+    public var time: TimeOfDay
+
+    /// Creates a local date-time.
+    public init(date: CalendarDate, time: TimeOfDay = .midnight) {
+        self.date = date
+        self.time = time
+    }
+
+    /// Creates a local date-time from its fields, or nil when it does not exist.
+    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+        guard let date = CalendarDate(year: year, month: month, day: day),
+              let time = TimeOfDay(hour: hour, minute: minute, second: second) else { return nil }
+        self.init(date: date, time: time)
+    }
+
+    /// Seconds since 1970-01-01T00:00:00 on the same wall clock, as if it were UTC.
+    public var secondsSinceEpoch: Int64 {
+        Int64(date.daysSinceEpoch) * 86_400 + Int64(time.secondsSinceMidnight)
+    }
+
+    /// The wall-clock time `seconds` seconds after 1970-01-01T00:00:00.
+    public init(secondsSinceEpoch seconds: Int64) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = Int(seconds - days * 86_400)
+        self.init(date: CalendarDate(daysSinceEpoch: Int(days)),
+                  time: TimeOfDay(hour: rest / 3600, minute: rest % 3600 / 60, second: rest % 60)!)
+    }
+
+    /// The same wall clock moved by `seconds` (no zone is involved).
+    public func adding(seconds: Int64) -> LocalDateTime {
+        LocalDateTime(secondsSinceEpoch: secondsSinceEpoch + seconds)
+    }
+
+    /// `YYYYMMDDTHHMMSS`.
+    public var iCalendarText: String {
+        date.iCalendarText + "T" + CalendarDate.pad(time.hour, 2) + CalendarDate.pad(time.minute, 2)
+            + CalendarDate.pad(time.second, 2)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS`.
+    public var description: String {
+        "\(date)T\(CalendarDate.pad(time.hour, 2)):\(CalendarDate.pad(time.minute, 2)):\(CalendarDate.pad(time.second, 2))"
+    }
+
+    public static func < (lhs: LocalDateTime, rhs: LocalDateTime) -> Bool {
+        (lhs.date, lhs.time) < (rhs.date, rhs.time)
+    }
+}
