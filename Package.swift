@@ -5,6 +5,10 @@ let package = Package(
     name: "OpenEventKit",
     products: [
         .library(name: "ICalKit", targets: ["ICalKit"]),
+        .executable(name: "ical", targets: ["ical"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // C
@@ -18,11 +22,22 @@ let package = Package(
             name: "ICalKit",
             dependencies: ["CLibical"]),
 
+        // Tools
+        .executableTarget(
+            name: "ical",
+            dependencies: [
+                "ICalKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
         // Tests
         .testTarget(
             name: "ICalKitTests",
             dependencies: ["ICalKit"],
             resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["ICalKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,21 @@
+import ArgumentParser
+
+/// The `ical` command: iCalendar files on the terminal.
+@main
+struct ICal: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ical",
+        abstract: "Read, check, convert and query iCalendar (.ics) files.",
+        discussion: """
+            Inputs are .ics files, folders of .ics files (vdir collections), or - for
+            standard input. Problems are reported as FILE:LINE: SEVERITY: MESSAGE on
+            standard error; the exit status is non-zero when something could not be done.
+
+            Examples:
+              ical validate calendar.ics
+              ical validate --strict ~/calendars/work/
+              ical convert export.ics -o clean.ics
+            """,
+        version: "0.1.0",
+        subcommands: [Validate.self, Convert.self])
+}

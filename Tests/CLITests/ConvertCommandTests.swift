@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@Suite struct ConvertCommandTests {
+    @Test func canonicalInputComesBackByteIdentical() throws {
+        let path = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/repeating-lessons.ics").path
+        let output = try ICalRunner.run(["convert", path])
+        #expect(output.status == 0)
+        #expect(output.stderr.isEmpty)
+        #expect(Data(output.stdout.utf8) == (try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    @Test func writesAtomicallyToOutputFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try folder.write("in.ics", "BEGIN:VCALENDAR\nVERSION:2.0\nX-FOO;X-P=a,b:x\\,y\nEND:VCALENDAR\n")
+        let target = folder.url.appendingPathComponent("out.ics").path
+        let output = try ICalRunner.run(["convert", input, "-o", target])
+        #expect(output.status == 0, "\(output.stderr)")
+        let written = try String(contentsOfFile: target, encoding: .utf8)
+        #expect(written == "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-FOO;X-P=a,b:x\\,y\r\nEND:VCALENDAR\r\n")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func strictStopsWithoutWriting() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try folder.write("in.ics", "BEGIN:VCALENDAR\nDTSTART:2024\nEND:VCALENDAR\n")
+        let target = folder.url.appendingPathComponent("out.ics").path
+        let output = try ICalRunner.run(["convert", "--strict", input, "-o", target])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("in.ics:2"))
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+}
