@@ -39,7 +39,17 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
         case sunday = "SU"
 
         /// The ISO weekday number: 1 is Monday, 7 is Sunday (as ``CalendarDate/isoWeekday``).
-        public var isoNumber: Int { Self.allCases.firstIndex(of: self)! + 1 }
+        public var isoNumber: Int {
+            switch self {
+            case .monday: return 1
+            case .tuesday: return 2
+            case .wednesday: return 3
+            case .thursday: return 4
+            case .friday: return 5
+            case .saturday: return 6
+            case .sunday: return 7
+            }
+        }
     }
 
     /// One BYDAY entry: a weekday with an optional ordinal (`MO`, `1FR`, `-1SU`).
@@ -130,7 +140,7 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// FREQ: how often the rule repeats. Required.
     public var frequency: Frequency
-    /// INTERVAL (≥ 1), or nil when not written (meaning 1).
+    /// INTERVAL (1...32767, the range libical holds), or nil when not written (meaning 1).
     public var interval: Int?
     /// COUNT (≥ 1): how many instances, DTSTART included. Not together with ``until``.
     public var count: Int?
@@ -190,9 +200,11 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
         self.extensions = extensions
     }
 
-    /// Reads a rule, or nil when ``init(validating:)`` would throw.
+    /// Reads a rule, or nil when its grammar or a part's range is wrong: the checks of
+    /// ``init(validating:)`` made in Swift alone, without asking libical. Unlike
+    /// ``init(validating:)`` it never takes the libical lock, so it may be called anywhere.
     public init?(iCalendar text: some StringProtocol) {
-        guard let rule = try? RecurrenceRule(validating: text) else { return nil }
+        guard let rule = try? RecurrenceRule.parse(String(text)), rule.validationProblem() == nil else { return nil }
         self = rule
     }
 
@@ -205,12 +217,14 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
     /// skipped. Rules that break a softer RFC 5545 rule libical tolerates (an ordinal BYDAY
     /// in a WEEKLY rule) are accepted and listed by ``warnings``.
     ///
+    /// It takes the libical lock (see `Libical.withLock`), so it must not be called while
+    /// that lock is held.
+    ///
     /// - Throws: ``ICalError`` with code ``ICalError/Code/invalidValue`` and a message that
     ///   names the part, for example `COUNT and UNTIL must not both be given`.
     public init(validating text: some StringProtocol) throws(ICalError) {
         self = try Self.parse(String(text))
-        if let message = validationProblem() { throw ICalError(.invalidValue, message) }
-        if let message = Libical.recurrenceRuleProblem(libicalText) { throw ICalError(.invalidValue, message) }
+        try validate()
     }
 
     /// The canonical text: `FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH`.
@@ -250,18 +264,23 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
     // MARK: Validation
 
     /// Checks the parts against RFC 5545 §3.3.10 and RFC 7529 (ranges, COUNT with UNTIL,
-    /// UNTIL's form, leap months and SKIP without RSCALE). Does not ask libical.
+    /// UNTIL's form, leap months and SKIP without RSCALE), then checks that libical's
+    /// `icalrecurrencetype_from_string` reads ``iCalendarText`` without the extension parts.
+    /// Use it on rules built in Swift before handing them on.
+    ///
+    /// It takes the libical lock, so it must not be called while that lock is held.
     ///
     /// - Throws: ``ICalError`` with code ``ICalError/Code/invalidValue``.
     public func validate() throws(ICalError) {
         if let message = validationProblem() { throw ICalError(.invalidValue, message) }
+        if let message = Libical.recurrenceRuleProblem(libicalText) { throw ICalError(.invalidValue, message) }
     }
 
     func validationProblem() -> String? {
         if count != nil && until != nil { return "COUNT and UNTIL must not both be given" }
         if let count, !(1...Self.maximumCount).contains(count) { return "COUNT=\(count) is not a positive integer below 2^31" }
-        if let interval, !(1...Self.maximumCount).contains(interval) {
-            return "INTERVAL=\(interval) is not a positive integer below 2^31"
+        if let interval, !(1...Self.maximumInterval).contains(interval) {
+            return "INTERVAL=\(interval) is not a positive integer up to \(Self.maximumInterval)"
         }
         if let until, case .identifier = until.zone {
             return "UNTIL must be a DATE, a floating or a UTC DATE-TIME, not a time in a named zone"
@@ -314,6 +333,8 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
     /// MONTHLY and YEARLY rules, BYWEEKNO outside YEARLY, BYYEARDAY in DAILY, WEEKLY or
     /// MONTHLY, BYMONTHDAY in WEEKLY, BYSETPOS alone, an RSCALE libical does not know, and
     /// unknown parts (kept, but ignored in expansion).
+    ///
+    /// The RSCALE check asks libical once per process, under its lock.
     public var warnings: [String] {
         var result: [String] = []
         if byDay.contains(where: { $0.ordinal != nil }) {
@@ -347,8 +368,10 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
         return result
     }
 
-    /// The largest COUNT and INTERVAL libical can hold (a C `int`).
+    /// The largest COUNT libical can hold (a C `int`).
     static let maximumCount = Int(Int32.max)
+    /// The largest INTERVAL libical can hold (a C `short` in `struct icalrecurrencetype`).
+    static let maximumInterval = Int(Int16.max)
 
     // MARK: Parsing
 

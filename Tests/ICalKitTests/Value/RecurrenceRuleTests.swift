@@ -130,8 +130,9 @@ import Testing
         ("FREQ=DAILY;COUNT=3;UNTIL=20240101T000000Z", "COUNT and UNTIL must not both be given"),
         ("FREQ=DAILY;COUNT=0", "COUNT=0 is not a positive integer below 2^31"),
         ("FREQ=DAILY;COUNT=-1", "COUNT=-1 is not a positive integer"),
-        ("FREQ=DAILY;INTERVAL=0", "INTERVAL=0 is not a positive integer below 2^31"),
-        ("FREQ=DAILY;INTERVAL=2147483648", "INTERVAL=2147483648 is not a positive integer below 2^31"),
+        ("FREQ=DAILY;INTERVAL=0", "INTERVAL=0 is not a positive integer up to 32767"),
+        ("FREQ=DAILY;INTERVAL=32768", "INTERVAL=32768 is not a positive integer up to 32767"),
+        ("FREQ=DAILY;COUNT=2147483648", "COUNT=2147483648 is not a positive integer below 2^31"),
         ("FREQ=DAILY;INTERVAL=99999999999", "INTERVAL=99999999999 is not a positive integer"),
         ("FREQ=DAILY;BYSECOND=61", "BYSECOND has 61, outside 0...60"),
         ("FREQ=DAILY;BYMINUTE=60", "BYMINUTE has 60, outside 0...59"),
@@ -254,5 +255,49 @@ import Testing
         #expect(result.diagnostics.map(\.severity) == [.error, .warning])
         #expect(result.diagnostics.first?.message.contains("COUNT and UNTIL must not both be given") == true)
         #expect(result.diagnostics.last?.message.contains("BYDAY with an ordinal") == true)
+    }
+}
+
+@Suite struct RecurrenceRuleLibicalAgreementTests {
+    /// Parts with valid, boundary and invalid values; rules are drawn from them with a fixed
+    /// seed, so the test is deterministic.
+    static let pool: [(String, [String])] = [
+        ("INTERVAL", ["1", "2", "0", "32767", "32768", "+3"]),
+        ("COUNT", ["1", "10", "0", "2147483647"]),
+        ("UNTIL", ["20240101", "20240101T100000", "20240101T100000Z", "20240231"]),
+        ("BYSECOND", ["0", "60", "61", "0,30"]),
+        ("BYMINUTE", ["0", "59", "60", "15,45"]),
+        ("BYHOUR", ["0", "23", "24", "9,17"]),
+        ("BYDAY", ["MO", "1MO", "-1FR", "53SU", "-53SU", "54MO", "MO,TU,WE,TH,FR", "+2TH"]),
+        ("BYMONTHDAY", ["1", "-1", "31", "-31", "0", "32", "1,15"]),
+        ("BYYEARDAY", ["1", "-1", "366", "-366", "367", "100,200"]),
+        ("BYWEEKNO", ["1", "-1", "53", "-53", "54", "20"]),
+        ("BYMONTH", ["1", "12", "13", "5L", "0", "1,6,12"]),
+        ("BYSETPOS", ["1", "-1", "366", "0", "367", "1,-1"]),
+        ("WKST", ["MO", "SU", "XX"]),
+        ("RSCALE", ["GREGORIAN", "HEBREW", "CHINESE"]),
+        ("SKIP", ["OMIT", "BACKWARD", "FORWARD"]),
+        ("X-FOO", ["bar"]),
+    ]
+
+    @Test func everyRuleSwiftAcceptsLibicalReadsToo() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var accepted = 0
+        for _ in 0..<3000 {
+            var parts = ["FREQ=" + RecurrenceRule.Frequency.allCases[next(7)].rawValue]
+            for (name, values) in Self.pool where next(4) == 0 {
+                parts.append(name + "=" + values[next(values.count)])
+            }
+            let text = parts.joined(separator: ";")
+            guard let rule = RecurrenceRule(iCalendar: text) else { continue }
+            accepted += 1
+            #expect(Libical.recurrenceRuleProblem(rule.libicalText) == nil, "libical rejects \(text)")
+            #expect(RecurrenceRule(iCalendar: rule.iCalendarText) == rule)
+        }
+        #expect(accepted > 300)
     }
 }
