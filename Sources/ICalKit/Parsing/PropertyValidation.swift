@@ -46,7 +46,11 @@ enum PropertyValidation {
             return property.geographicPositionValue != nil ? nil
                 : Problem(severity: .error, message: "GEO '\(property.rawValue)' is not a latitude;longitude pair within ±90;±180 such as 37.386013;-122.082932; left out")
         case .trigger:
-            if valueType == "DATE-TIME" { return checkDateOrDateTime(property.rawValue, name: property.name) }
+            if valueType == "DATE-TIME" {
+                if let problem = checkDateOrDateTime(property.rawValue, name: property.name) { return problem }
+                return property.rawValue.hasSuffix("Z") ? nil
+                    : Problem(severity: .warning, message: "TRIGGER '\(property.rawValue)' with VALUE=DATE-TIME must be a UTC time (RFC 5545 §3.8.6.3); kept")
+            }
             return DurationSyntax.isValid(property.rawValue) ? nil
                 : Problem(severity: .error, message: "TRIGGER '\(property.rawValue)' is neither a duration nor (with VALUE=DATE-TIME) a date-time; left out")
         case .sequence, .priority, .percentComplete, .repeatCount:

@@ -38,6 +38,18 @@ import Testing
         #expect(event.properties.count == 5)
     }
 
+    @Test func absoluteTriggerMustBeUTC() throws {
+        let result = try Self.read([
+            "BEGIN:VEVENT", "UID:1", "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;VALUE=DATE-TIME:20240101T100000", "END:VALARM",
+            "END:VEVENT",
+        ])
+        #expect(result.diagnostics.map(\.severity) == [.warning])
+        #expect(result.diagnostics.first?.message
+            == "TRIGGER '20240101T100000' with VALUE=DATE-TIME must be a UTC time (RFC 5545 §3.8.6.3); kept")
+        let alarm = result.calendars.first?.components(.event).first?.components(.alarm).first
+        #expect(alarm?.trigger == .absolute(DateTime(LocalDateTime(year: 2024, month: 1, day: 1, hour: 10)!)))
+    }
+
     @Test func codableValues() throws {
         func roundTrip<T: Codable & Equatable>(_ value: T) throws {
             #expect(try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value)) == value)
