@@ -109,35 +109,57 @@ public struct CalendarUserAddress: Sendable, Hashable, Codable, CustomStringConv
 extension CalendarUserAddress {
     /// A ROLE parameter value (RFC 5545 §3.2.16); an open set.
     public struct Role: RawRepresentable, Sendable, Hashable, Codable {
+        /// The value, uppercased.
         public let rawValue: String
+        /// Creates a value from its text in any case.
         public init(rawValue: String) { self.rawValue = ASCII.uppercased(rawValue) }
+        /// Chairs the meeting.
         public static let chair = Role(rawValue: "CHAIR")
+        /// Must attend (the default).
         public static let requiredParticipant = Role(rawValue: "REQ-PARTICIPANT")
+        /// May attend.
         public static let optionalParticipant = Role(rawValue: "OPT-PARTICIPANT")
+        /// Is copied for information only.
         public static let nonParticipant = Role(rawValue: "NON-PARTICIPANT")
     }
 
     /// A PARTSTAT parameter value (RFC 5545 §3.2.12); an open set.
     public struct ParticipationStatus: RawRepresentable, Sendable, Hashable, Codable {
+        /// The value, uppercased.
         public let rawValue: String
+        /// Creates a value from its text in any case.
         public init(rawValue: String) { self.rawValue = ASCII.uppercased(rawValue) }
+        /// Has not answered (the default).
         public static let needsAction = ParticipationStatus(rawValue: "NEEDS-ACTION")
+        /// Accepted.
         public static let accepted = ParticipationStatus(rawValue: "ACCEPTED")
+        /// Declined.
         public static let declined = ParticipationStatus(rawValue: "DECLINED")
+        /// Tentatively accepted.
         public static let tentative = ParticipationStatus(rawValue: "TENTATIVE")
+        /// Delegated to someone else.
         public static let delegated = ParticipationStatus(rawValue: "DELEGATED")
+        /// Completed (to-dos).
         public static let completed = ParticipationStatus(rawValue: "COMPLETED")
+        /// In progress (to-dos).
         public static let inProcess = ParticipationStatus(rawValue: "IN-PROCESS")
     }
 
     /// A CUTYPE parameter value (RFC 5545 §3.2.3); an open set.
     public struct CalendarUserType: RawRepresentable, Sendable, Hashable, Codable {
+        /// The value, uppercased.
         public let rawValue: String
+        /// Creates a value from its text in any case.
         public init(rawValue: String) { self.rawValue = ASCII.uppercased(rawValue) }
+        /// A person (the default).
         public static let individual = CalendarUserType(rawValue: "INDIVIDUAL")
+        /// A group of people.
         public static let group = CalendarUserType(rawValue: "GROUP")
+        /// A physical resource.
         public static let resource = CalendarUserType(rawValue: "RESOURCE")
+        /// A room.
         public static let room = CalendarUserType(rawValue: "ROOM")
+        /// Not known.
         public static let unknown = CalendarUserType(rawValue: "UNKNOWN")
     }
 }
