@@ -33,9 +33,24 @@ enum PropertyValidation {
             if let message = RecurrenceRuleSyntax.problem(property.rawValue) {
                 return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(message); left out")
             }
+            if let message = RecurrenceRuleSyntax.warning(property.rawValue) {
+                return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
+            }
             return nil
+        case .timeZoneOffsetFrom, .timeZoneOffsetTo:
+            if let message = UTCOffset.problem(String(property.rawValue.trimmingSpaces)) {
+                return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not a UTC offset: \(message); left out")
+            }
+            return nil
+        case .geographicPosition:
+            return property.geographicPositionValue != nil ? nil
+                : Problem(severity: .error, message: "GEO '\(property.rawValue)' is not a latitude;longitude pair within ±90;±180 such as 37.386013;-122.082932; left out")
         case .trigger:
-            if valueType == "DATE-TIME" { return checkDateOrDateTime(property.rawValue, name: property.name) }
+            if valueType == "DATE-TIME" {
+                if let problem = checkDateOrDateTime(property.rawValue, name: property.name) { return problem }
+                return property.rawValue.hasSuffix("Z") ? nil
+                    : Problem(severity: .warning, message: "TRIGGER '\(property.rawValue)' with VALUE=DATE-TIME must be a UTC time (RFC 5545 §3.8.6.3); kept")
+            }
             return DurationSyntax.isValid(property.rawValue) ? nil
                 : Problem(severity: .error, message: "TRIGGER '\(property.rawValue)' is neither a duration nor (with VALUE=DATE-TIME) a date-time; left out")
         case .sequence, .priority, .percentComplete, .repeatCount:
