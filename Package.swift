@@ -5,6 +5,7 @@ let package = Package(
     name: "OpenEventKit",
     products: [
         .library(name: "ICalKit", targets: ["ICalKit"]),
+        .library(name: "OpenEventKit", targets: ["OpenEventKit"]),
         .executable(name: "ical", targets: ["ical"]),
     ],
     dependencies: [
@@ -21,6 +22,9 @@ let package = Package(
         .target(
             name: "ICalKit",
             dependencies: ["CLibical"]),
+        .target(
+            name: "OpenEventKit",
+            dependencies: ["ICalKit"]),
 
         // Tools
         .executableTarget(
