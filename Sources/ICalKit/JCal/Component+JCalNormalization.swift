@@ -15,8 +15,10 @@ extension Component {
     ///    (`CN="Doe, Jane"`, `TZID=Europe/Berlin`).
     /// 4. When the value follows its type's grammar, the `VALUE` parameter is removed and,
     ///    unless the type is the property's default or UNKNOWN, written back first as
-    ///    `VALUE=TYPE` in uppercase. When the value does not, it is kept as written and
-    ///    so is its `VALUE` parameter (rules 1-3 still apply to it).
+    ///    `VALUE=TYPE` in uppercase. The type is the first `VALUE` parameter's; later ones
+    ///    are dropped with it. When the value does not follow its type, or the type is an
+    ///    explicit `VALUE=UNKNOWN` on a property that has a default type, the value is
+    ///    kept as written and so are its `VALUE` parameters (rules 1-3 still apply).
     /// 5. Values that follow their type are spelled canonically: TEXT escaped the way
     ///    ``Property/textValue`` writes it (`\,` `\;` `\\` `\n`; `\N` becomes `\n`, a
     ///    needless `\:` becomes `:`, a bare `,` in SUMMARY becomes `\,`), each element of a

@@ -23,7 +23,8 @@
 /// - **Values that do not follow their type's grammar** (an X- property with
 ///   `VALUE=DATE:soon`, a PRIORITY of `+1`, an RRULE with an empty part) are also written
 ///   as `"unknown"` with their exact text, and keep their `VALUE` parameter as
-///   `"value"` when they had one, so reading the jCal back gives the same property.
+///   `"value"` when they had one, so reading the jCal back gives the same property. So
+///   does an explicit `VALUE=UNKNOWN` on a property that has a default type.
 ///
 /// ``JCalReader`` reverses all of this; see ``Component/normalizedForInterchange()`` for
 /// exactly what a round trip through jCal gives back.
@@ -178,12 +179,17 @@ struct JCalPropertyShape {
     var parameters: [Group]
     var type: JCalValueType
     var values: [JCalJSON]
-    /// Whether the value followed its type, so the `VALUE` parameter was dropped.
+    /// Whether the value followed its type, so the `VALUE` parameter was dropped. When
+    /// false the type is "unknown", the value is the text as written, and `VALUE` stays.
     var isTyped: Bool
 
     init(_ property: Property) {
         let declared = JCalValueType.type(of: property)
-        if let typed = JCalValueCoding.values(property.rawValue, type: declared, property: property.kind) {
+        // An explicit VALUE=UNKNOWN on a property with a registered type is information the
+        // jCal type alone cannot carry ("unknown" reads back as the default), so it stays.
+        let keepsUnknown = declared == .unknown && JCalValueType.defaultType(for: property.kind) != .unknown
+        if !keepsUnknown,
+           let typed = JCalValueCoding.values(property.rawValue, type: declared, property: property.kind) {
             type = declared
             values = typed
             isTyped = true
