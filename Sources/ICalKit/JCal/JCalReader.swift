@@ -1,11 +1,3 @@
-extension ICalError.Code {
-    /// The input is not well-formed JSON (RFC 8259); the error gives line and column.
-    public static let json = ICalError.Code(rawValue: "json")
-    /// The input is JSON but not jCal: a component, property or parameter has the wrong
-    /// shape. The message starts with the JSON path of the problem, such as `$[2][0][1]`.
-    public static let jcal = ICalError.Code(rawValue: "jcal")
-}
-
 /// Reads jCal (RFC 7265) into ``Component`` trees that ``ICalWriter`` writes as iCalendar.
 ///
 /// The input is either one component array (`["vcalendar", [...], [...]]`, what RFC 7265
@@ -25,6 +17,13 @@ extension ICalError.Code {
 /// with line and column), a wrong shape (``ICalError/Code-swift.struct/jcal``), or a value
 /// that is not of its type (``ICalError/Code-swift.struct/invalidValue``), for example
 /// `$[1][3][3]: "2024-13-01" is not a date such as "2024-01-31"`.
+///
+/// Reading what ``JCalWriter`` wrote and writing it again gives the same bytes, also
+/// when the trip goes through iCalendar text (RFC 7265 §3 round trip). jCal from other
+/// producers may come back in the writer's form instead: names lowercased, a
+/// one-element parameter array as a string, several values of a single-valued property
+/// joined into one, a FLOAT exponent (`1e-3`) written out (`0.001`), an `"unknown"` value
+/// of a typed property given its type.
 ///
 /// ```swift
 /// let calendars = try JCalReader().read(json)

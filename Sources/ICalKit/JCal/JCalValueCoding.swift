@@ -198,10 +198,10 @@ enum JCalValueCoding {
             }
             var parts: [String] = []
             for (index, element) in elements.enumerated() {
-                guard case .number(let literal) = element, JCalJSON.isPlainNumber(literal, allowFraction: true) else {
-                    throw ICalError(.invalidValue, "\(path)[\(index)]: a GEO coordinate must be a number without an exponent")
+                guard case .number(let literal) = element, let decimal = plainDecimal(literal) else {
+                    throw ICalError(.invalidValue, "\(path)[\(index)]: a GEO coordinate must be a number, found \(describe(element))")
                 }
-                parts.append(literal)
+                parts.append(decimal)
             }
             return parts.joined(separator: ";")
         case .integer:
@@ -210,10 +210,10 @@ enum JCalValueCoding {
             }
             return literal
         case .float:
-            guard case .number(let literal) = value, JCalJSON.isPlainNumber(literal, allowFraction: true) else {
-                throw fail("a float value must be a number without an exponent, found \(describe(value))")
+            guard case .number(let literal) = value, let decimal = plainDecimal(literal) else {
+                throw fail("a float value must be a number, found \(describe(value))")
             }
-            return literal
+            return decimal
         case .boolean:
             guard case .bool(let flag) = value else { throw fail("a boolean value must be true or false, found \(value.kindDescription)") }
             return flag ? "TRUE" : "FALSE"
@@ -300,6 +300,36 @@ enum JCalValueCoding {
             parts.append("\(key)=\(texts.joined(separator: ","))")
         }
         return parts.joined(separator: ";")
+    }
+
+    /// A JSON number as an RFC 5545 FLOAT: unchanged when it has no exponent, else
+    /// written out in plain decimal digits (`1.5e-3` -> `0.0015`, `2E3` -> `2000`).
+    /// nil for a literal that is not a JSON number.
+    static func plainDecimal(_ literal: String) -> String? {
+        if JCalJSON.isPlainNumber(literal, allowFraction: true) { return literal }
+        var text = Substring(literal)
+        let negative = text.hasPrefix("-")
+        if negative { text = text.dropFirst() }
+        guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }),
+              let exponent = Int(text[text.index(after: e)...]), abs(exponent) <= 400 else { return nil }
+        let mantissa = text[..<e]
+        let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let integer = parts.first, !integer.isEmpty,
+              (integer + (parts.count == 2 ? parts[1] : "")).allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        var digits = Array(integer + (parts.count == 2 ? parts[1] : ""))
+        var point = integer.count + exponent  // digits before the decimal point
+        if point <= 0 {
+            digits.insert(contentsOf: Array(repeating: "0", count: 1 - point), at: 0)
+            point = 1
+        } else if point > digits.count {
+            digits.append(contentsOf: Array(repeating: "0", count: point - digits.count))
+        }
+        var whole = String(digits[..<point]).drop { $0 == "0" }
+        if whole.isEmpty { whole = "0" }
+        var fraction = Substring(String(digits[point...]))
+        while fraction.last == "0" { fraction = fraction.dropLast() }
+        let result = (negative ? "-" : "") + whole + (fraction.isEmpty ? "" : "." + fraction)
+        return result
     }
 
     /// `2024-01-01` -> `20240101`, or nil.

@@ -1,5 +1,12 @@
 import Testing
 @testable import ICalKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @Suite struct JCalReaderTests {
     struct Bad: CustomTestStringConvertible, Sendable {
@@ -50,7 +57,7 @@ import Testing
         Bad(json: #"["vcalendar",[["rdate",{},"period",["2024-01-01T10:00:00Z","soon"]]],[]]"#, code: .invalidValue, message: "$[1][0][3][1]: \"soon\" is neither a date-time nor a duration"),
         Bad(json: #"["vcalendar",[["priority",{},"integer",1.5]],[]]"#, code: .invalidValue, message: "an integer value must be a whole number"),
         Bad(json: #"["vcalendar",[["priority",{},"integer","1"]],[]]"#, code: .invalidValue, message: "an integer value must be a whole number"),
-        Bad(json: #"["vcalendar",[["x",{},"float",1e5]],[]]"#, code: .invalidValue, message: "a float value must be a number without an exponent"),
+        Bad(json: #"["vcalendar",[["x",{},"float","1.5"]],[]]"#, code: .invalidValue, message: "a float value must be a number, found \"1.5\""),
         Bad(json: #"["vcalendar",[["x",{},"boolean","TRUE"]],[]]"#, code: .invalidValue, message: "a boolean value must be true or false"),
         Bad(json: #"["vcalendar",[["geo",{},"float",[1.5]]],[]]"#, code: .invalidValue, message: "a GEO value must be an array of two numbers"),
         Bad(json: #"["vcalendar",[["summary",{},"text",["a"]]],[]]"#, code: .invalidValue, message: "a text value must be a string, found an array"),
@@ -111,6 +118,30 @@ import Testing
         let properties = try #require(try JCalReader().read(json).first?.properties)
         #expect(properties.map(\.rawValue) == ["123456789012345678901234567890.000100", "-0.0;10"])
         #expect(JCalWriter().string(try JCalReader().read(json)) == json)
+    }
+
+    @Test(arguments: [
+        ("1e5", "100000"), ("1.5e-3", "0.0015"), ("-2.50E+2", "-250"), ("0e0", "0"), ("12.34e1", "123.4"),
+        ("-1e-1", "-0.1"), ("1.25", "1.25"), ("7E-0", "7"),
+    ])
+    func floatsWithExponentsBecomePlainDecimals(_ literal: String, _ expected: String) throws {
+        let json = #"["vcalendar",[["geo",{},"float",["# + literal + "," + literal + #"]]],[]]"#
+        let property = try #require(try JCalReader().read(json).first?.properties.first)
+        #expect(property.rawValue == "\(expected);\(expected)")
+    }
+
+    @Test func filesAreReadAndWritten() throws {
+        let path = "/tmp/jcal-test-\(UInt32.random(in: 0...UInt32.max)).json"
+        let calendars = try ICalReader().read(JCalFixtures.apple).calendars
+        defer { unlink(path) }
+        try JCalWriter().write(calendars, toFile: path, pretty: true)
+        #expect(try JCalReader().read(contentsOfFile: path) == calendars)
+        do {
+            _ = try JCalReader().read(contentsOfFile: path + ".missing")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .io)
+        }
     }
 
     @Test func inputLimitIsEnforced() {
