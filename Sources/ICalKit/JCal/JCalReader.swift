@@ -23,7 +23,8 @@
 /// producers may come back in the writer's form instead: names lowercased, a
 /// one-element parameter array as a string, several values of a single-valued property
 /// joined into one, a FLOAT exponent (`1e-3`) written out (`0.001`), an `"unknown"` value
-/// of a typed property given its type.
+/// of a typed property given its type, a CR in TEXT dropped (iCalendar TEXT has none),
+/// and a one-element array of components written as that component alone.
 ///
 /// ```swift
 /// let calendars = try JCalReader().read(json)

@@ -75,7 +75,8 @@ public struct JCalWriter: Sendable {
         bytes([component], pretty: pretty)
     }
 
-    /// The jCal text of several components. See ``bytes(_:pretty:)-([Component],_)``.
+    /// The jCal text of several components: one component array when there is exactly
+    /// one, else a JSON array of them.
     public func string(_ components: [Component], pretty: Bool = false) -> String {
         String(decoding: bytes(components, pretty: pretty), as: UTF8.self)
     }
