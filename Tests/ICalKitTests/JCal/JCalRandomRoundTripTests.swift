@@ -100,4 +100,29 @@ import Testing
         }
         #expect(checkedThroughText > 50)
     }
+
+    /// Mutated jCal either reads or throws an ICalError, never traps; what reads is
+    /// stable once written.
+    @Test func mutatedJCalNeverTraps() throws {
+        var rng = SplitMix64(state: 5545)
+        let sources = try JCalFixtures.all.map { try Array(JCalWriter().bytes(ICalReader().read($0.text).calendars)) }
+        let alphabet = Array("[]{}\",:0123456789-.eEtfnu\\ aZ".utf8) + [0x0A, 0xC3, 0xFF]
+        var accepted = 0
+        for _ in 0..<3000 {
+            var bytes = sources.randomElement(using: &rng) ?? []
+            for _ in 0..<Int.random(in: 1...4, using: &rng) where !bytes.isEmpty {
+                let index = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: bytes.remove(at: index)
+                case 1: bytes.insert(alphabet.randomElement(using: &rng) ?? 0x20, at: index)
+                default: bytes[index] = alphabet.randomElement(using: &rng) ?? 0x20
+                }
+            }
+            guard let components = try? JCalReader().read(bytes) else { continue }
+            accepted += 1
+            let written = JCalWriter().bytes(components)
+            #expect(JCalWriter().bytes(try JCalReader().read(written)) == written)
+        }
+        #expect(accepted > 100)
+    }
 }
