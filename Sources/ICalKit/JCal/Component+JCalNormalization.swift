@@ -28,7 +28,9 @@ extension Component {
     ///    and X- types) is already canonical when it follows its grammar, because jCal
     ///    carries its exact characters.
     ///
-    /// ``line`` is not kept (a tree read from jCal has no lines).
+    /// ``line`` is not kept (a tree read from jCal has no lines). Trees built through the
+    /// API whose non-TEXT values hold line breaks or other control characters, which no
+    /// iCalendar file can hold, are outside the guarantee: ``JCalReader`` rejects them.
     ///
     /// See RFC 7265 §3 and ``JCalWriter``.
     public func normalizedForInterchange() -> Component {
