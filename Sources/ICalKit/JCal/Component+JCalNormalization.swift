@@ -29,8 +29,10 @@ extension Component {
     ///    carries its exact characters.
     ///
     /// ``line`` is not kept (a tree read from jCal has no lines). Trees built through the
-    /// API whose non-TEXT values hold line breaks or other control characters, which no
-    /// iCalendar file can hold, are outside the guarantee: ``JCalReader`` rejects them.
+    /// API with what no iCalendar file can hold are outside the guarantee, and
+    /// ``JCalReader`` rejects their jCal: names other than letters, digits and `-`, a
+    /// property named BEGIN or END, non-TEXT values with line breaks or other control
+    /// characters.
     ///
     /// See RFC 7265 §3 and ``JCalWriter``.
     public func normalizedForInterchange() -> Component {
