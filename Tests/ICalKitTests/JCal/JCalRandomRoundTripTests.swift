@@ -98,7 +98,9 @@ import Testing
                 checkedThroughText += 1
             }
         }
-        #expect(checkedThroughText > 50)
+        // Value validation leaves out random values that are invalid for their type (an
+        // RRULE, a UTC offset), so only part of the trees read back without errors.
+        #expect(checkedThroughText > 25)
     }
 
     /// Mutated jCal either reads or throws an ICalError, never traps; what reads is
