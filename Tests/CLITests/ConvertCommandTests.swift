@@ -34,3 +34,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 }
+
+@Suite struct ConvertJCalTests {
+    @Test func icsToJCalAndBackIsLossless() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/monthly-events.ics").path
+        let jcal = folder.url.appendingPathComponent("monthly.json").path
+        let toJCal = try ICalRunner.run(["convert", path, "--to", "jcal", "-o", jcal])
+        #expect(toJCal.status == 0, "\(toJCal.stderr)")
+        let json = try String(contentsOfFile: jcal, encoding: .utf8)
+        #expect(json.hasPrefix(#"["vcalendar",[["version",{},"text","2.0"]"#))
+        let back = try ICalRunner.run(["convert", jcal, "--to", "ics"])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(Data(back.stdout.utf8) == (try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    @Test func malformedJCalNamesTheFileAndPath() throws {
+        let output = try ICalRunner.run(["convert", "-", "--to", "ics"], stdin: #"["vcalendar",[["dtstart",{},"date","2024-13-01"]],[]]"#)
+        #expect(output.status == 1)
+        #expect(output.stderr.hasPrefix("<stdin>"))
+        #expect(output.stderr.contains("$[1][0][3]"))
+        #expect(output.stdout.isEmpty)
+    }
+}
