@@ -243,6 +243,10 @@ public struct TimeZoneResolver: Sendable {
         return nil
     }
 
+    /// CLDR's windowsZones mapping (territory 001): Windows zone name to IANA name, as
+    /// generated into ICalKit by `scripts/generate-windows-zones.py`.
+    public static var windowsZoneMapping: [String: String] { WindowsZones.ianaNames }
+
     private static let windowsNamesLowercased: [String: String] = {
         var table: [String: String] = [:]
         for (windows, iana) in WindowsZones.ianaNames { table[windows.lowercased()] = iana }
