@@ -15,7 +15,9 @@ extension IANATimeZone {
     ///   - upper: The last instant the definition must cover.
     ///   - timeZoneIdentifier: The TZID to write; the IANA name when nil.
     public func vTimeZone(from lower: Int64, through upper: Int64, timeZoneIdentifier: String? = nil) -> Component {
-        VTimeZoneBuilder(zone: self, lower: lower, upper: max(lower, upper))
+        let lower = TransitionTable.clamped(lower)
+        let upper = min(TransitionTable.clamped(upper), TransitionTable.latestInstant - 4 * 366 * 86_400)
+        return VTimeZoneBuilder(zone: self, lower: lower, upper: max(lower, upper))
             .build(timeZoneIdentifier: timeZoneIdentifier ?? identifier)
     }
 }

@@ -36,7 +36,7 @@ struct ObservanceRecurrence: Sendable {
             let items = value.split(separator: ",").map(String.init)
             switch key {
             case "FREQ": frequency = ASCII.uppercased(value)
-            case "INTERVAL": interval = Int(value) ?? 1
+            case "INTERVAL": interval = min(max(Int(value) ?? 1, 1), 10_000)
             case "COUNT": count = Int(value)
             case "UNTIL":
                 guard let date = DateTime(iCalendar: value) else { throw RecurrenceProblem(message: "UNTIL=\(value) is not a date") }

@@ -108,7 +108,9 @@ struct TransitionTable: Sendable {
     }
 
     /// Every change with an instant in `lower...upper`, in order.
+    /// Instants are clamped to years 1...9999, so any range is bounded work.
     func transitions(from lower: Int64, through upper: Int64) -> [TimeZoneTransition] {
+        let lower = Self.clamped(lower), upper = Self.clamped(upper)
         guard lower <= upper else { return [] }
         var result: [TimeZoneTransition] = []
         var index = (lastIndex(atOrBefore: lower - 1) ?? -1) + 1
@@ -133,6 +135,14 @@ struct TransitionTable: Sendable {
                 isDaylightSavingTime: change.type.isDaylight, abbreviation: change.type.abbreviation))
         }
         return result
+    }
+
+    /// The first and last instants ICalKit's dates can name (0001-01-01 to 9999-12-31).
+    static let earliestInstant: Int64 = -62_135_596_800
+    static let latestInstant: Int64 = 253_402_300_799
+
+    static func clamped(_ instant: Int64) -> Int64 {
+        min(max(instant, earliestInstant), latestInstant)
     }
 
     /// The offset to read a wall-clock time with, as RFC 5545 §3.3.5 says: a time in a gap

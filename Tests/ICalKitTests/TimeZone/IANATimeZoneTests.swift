@@ -126,6 +126,38 @@ import ICalKit
         }
     }
 
+    @Test func damagedTZifFilesThrowOrReadButNeverTrap() throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: IANATimeZone.databaseDirectory + "/Europe/Berlin")))
+        var generator = SystemRandomNumberGenerator()
+        for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 60)) {
+            _ = try? IANATimeZone(tzifBytes: Array(bytes[0..<length]), identifier: "cut")
+        }
+        for _ in 0..<300 {
+            var damaged = bytes
+            for _ in 0..<4 {
+                damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if let zone = try? IANATimeZone(tzifBytes: damaged, identifier: "damaged") {
+                _ = zone.utcOffset(atInstant: 1_700_000_000)
+                _ = zone.instant(for: LocalDateTime(year: 2024, month: 3, day: 31, hour: 2, minute: 30)!)
+                _ = zone.transitions(from: 0, through: 2_000_000_000)
+            }
+        }
+    }
+
+    @Test func extremeInstantsAreBoundedWork() throws {
+        let berlin = try Self.zone("Europe/Berlin")
+        _ = berlin.utcOffset(atInstant: .max)
+        _ = berlin.utcOffset(atInstant: .min)
+        let all = berlin.transitions(from: .min, through: .max)
+        #expect(all.count > 100 && all.count < 30_000)
+        #expect(berlin.utcOffset(atInstant: Self.utc(9999, 7, 1, 0, 0)) == 7200)
+        #expect(berlin.instant(for: Self.local(9999, 12, 31, 23, 59)) == Self.utc(9999, 12, 31, 22, 59))
+        #expect(berlin.instant(for: Self.local(0, 1, 1, 0, 0)) == Self.utc(0, 1, 1, 0, 0) - 3208)
+        let component = berlin.vTimeZone(from: .min, through: .max)
+        #expect(!component.components.isEmpty)
+    }
+
     @Test func honoursTZDIRForTheDatabaseFolder() throws {
         // The folder is read from the environment at lookup time; without TZDIR it is the system one.
         if ProcessInfo.processInfo.environment["TZDIR"] == nil {
