@@ -208,8 +208,10 @@ enum TZifReader {
             while let byte = cursor.uint8(), byte != UInt8(ascii: "\n") { text.append(byte) }
             if !text.isEmpty { footer = PosixTimeZoneRule(String(decoding: text, as: UTF8.self)) }
         }
-        return TransitionTable(
+        var table = TransitionTable(
             validatedInstants: instants, types: indices.map { types[$0] }, initial: types[0], tail: footer)
+        table.extendWithTail(throughYear: 2200)
+        return table
     }
 
     struct Counts {

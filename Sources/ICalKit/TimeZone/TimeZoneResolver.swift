@@ -16,9 +16,12 @@
 ///
 /// Decisions (see also the ICalKit documentation):
 /// - **An embedded VTIMEZONE wins over tzdata, even under an IANA name.** RFC 5545 §3.6.5
-///   says the VTIMEZONE defines the zone. When it disagrees with tzdata at some instant
-///   it covers (from its first onset, within ``comparisonYears``), a warning names the
-///   VTIMEZONE's file and line and the first instant of disagreement.
+///   says the VTIMEZONE defines the zone. When its TZID is an IANA name (as written, or
+///   after removing quotes or a vendor prefix) and it disagrees with tzdata at some
+///   instant it covers (from its first onset on, within ``comparisonYears``), a warning
+///   names the VTIMEZONE's file and line, the first instant of disagreement and both
+///   offsets. VTIMEZONEs under Windows names are not compared: Outlook writes only the
+///   current rule, so they would always disagree with history.
 /// - **An unresolvable TZID is a warning, never a silent UTC.** The warning gives the
 ///   file, the line of the first property that uses it, and the number of uses. Values
 ///   with that TZID are read as floating times in the caller's zone (the `floatingZone`

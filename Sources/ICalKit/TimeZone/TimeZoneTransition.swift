@@ -87,6 +87,20 @@ struct TransitionTable: Sendable {
         self.tail = tail
     }
 
+    /// Writes the tail rule's changes up to the end of `year` into the table, so lookups in
+    /// the years calendars use are binary searches (slim TZif files stop around 2007, fat
+    /// ones at 2037). The tail still covers the instants after that.
+    mutating func extendWithTail(throughYear year: Int) {
+        guard let tail, tail.daylight != nil, let last = instants.last else { return }
+        let end = Int64(CalendarDate.daysSinceEpoch(year: year + 1, month: 1, day: 1)) * 86_400 - 1
+        var current = types[types.count - 1]
+        for change in tail.transitions(from: last + 1, through: end) where change.type != current {
+            instants.append(change.instant)
+            types.append(change.type)
+            current = change.type
+        }
+    }
+
     /// The index of the last transition at or before `instant`, or nil.
     private func lastIndex(atOrBefore instant: Int64) -> Int? {
         var low = 0

@@ -9,9 +9,9 @@ import ICalKit
     }
 
     /// Checks the offsets at every change of either zone (and one second before), and
-    /// every 6 hours, between `lower` and `upper`.
+    /// every day, between `lower` and `upper`.
     static func expectSameOffsets(_ zone: IANATimeZone, _ rules: VTimeZoneRules, _ lower: Int64, _ upper: Int64) {
-        var points = Array(stride(from: lower, through: upper, by: 6 * 3600)) + [lower, upper]
+        var points = Array(stride(from: lower, through: upper, by: 86_400)) + [lower, upper]
         for change in zone.transitions(from: lower, through: upper) + rules.transitions(from: lower, through: upper) {
             points += [change.instant - 1, change.instant, change.instant + 1]
         }
