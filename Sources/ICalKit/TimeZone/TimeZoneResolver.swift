@@ -42,6 +42,10 @@ public struct TimeZoneResolver: Sendable {
         case windows
         /// Nothing matched: the caller's zone for floating times stands in, with a warning.
         case fallback
+        /// A UTC value (`Z`): no TZID to resolve.
+        case utc
+        /// A floating value or a DATE: read in the caller's zone, as RFC 5545 §3.3.5 says.
+        case floating
 
         public var description: String { rawValue }
     }
@@ -179,15 +183,15 @@ public struct TimeZoneResolver: Sendable {
         return Self.resolve(timeZoneIdentifier, embedded: embeddedTimeZones)
     }
 
-    /// The zone to read a value in: its TZID's rules; UTC for a UTC value; and
-    /// `floatingZone` for a floating value, a DATE, or a TZID that cannot be resolved
-    /// (``Source/fallback``; the init reported it as a warning).
+    /// The zone to read a value in: its TZID's rules; UTC for a UTC value (``Source/utc``);
+    /// `floatingZone` for a floating value or a DATE (``Source/floating``) and for a TZID
+    /// that cannot be resolved (``Source/fallback``; the init reported it as a warning).
     public func resolution(for value: DateTime, floatingZone: any TimeZoneRules) -> Resolution {
         switch value.zone {
         case .utc:
-            return Resolution(timeZoneIdentifier: "UTC", rules: FixedOffsetZone.utc, source: .iana)
+            return Resolution(timeZoneIdentifier: "UTC", rules: FixedOffsetZone.utc, source: .utc)
         case .floating:
-            return Resolution(timeZoneIdentifier: "", rules: floatingZone, source: .fallback)
+            return Resolution(timeZoneIdentifier: "", rules: floatingZone, source: .floating)
         case .identifier(let tzid):
             return resolve(tzid) ?? Resolution(timeZoneIdentifier: tzid, rules: floatingZone, source: .fallback)
         }

@@ -212,6 +212,67 @@ import ICalKit
         #expect(mismatches.isEmpty, "\(name): \(mismatches.prefix(5))")
     }
 
+    /// Every zone and link in tzdata.zi, at one second either side of every change from
+    /// 1900 to 2100 and on 1 January and 1 July of each year, against glibc: one shell
+    /// runs `date` once per zone with TZ set for that child only.
+    @Test func allZonesMatchGlibc() throws {
+        let index = try String(contentsOfFile: IANATimeZone.databaseDirectory + "/tzdata.zi", encoding: .utf8)
+        let names = index.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            if fields.first == "Z", fields.count > 1 { return String(fields[1]) }
+            if fields.first == "L", fields.count > 2 { return String(fields[2]) }
+            return nil
+        }.filter { IANATimeZone.isValidIdentifier($0) }
+        #expect(names.count > 500)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ianatz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var script = ""
+        var instantsByZone: [[Int64]] = []
+        let lower = Self.utc(1900, 1, 1, 0, 0), upper = Self.utc(2100, 1, 1, 0, 0)
+        for (number, name) in names.enumerated() {
+            let zone = try Self.zone(name)
+            var instants: [Int64] = []
+            for year in 1900...2099 {
+                instants += [Self.utc(year, 1, 1, 0, 0), Self.utc(year, 7, 1, 0, 0)]
+            }
+            for change in zone.transitions(from: lower, through: upper) {
+                instants += [change.instant - 1, change.instant]
+            }
+            instantsByZone.append(instants)
+            let file = folder.appendingPathComponent("\(number)").path
+            try instants.map { "@\($0)" }.joined(separator: "\n").appending("\n").write(toFile: file, atomically: false, encoding: .utf8)
+            script += "TZ='\(name)' date -f '\(file)' '+%::z' || echo FAILED\n"
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n")[...]
+        try #require(lines.count == instantsByZone.reduce(0) { $0 + $1.count })
+        var mismatchedZones: [String] = []
+        for (name, instants) in zip(names, instantsByZone) {
+            let zone = try Self.zone(name)
+            let answers = lines.prefix(instants.count)
+            lines = lines.dropFirst(instants.count)
+            for (instant, answer) in zip(instants, answers) {
+                let sign = answer.hasPrefix("-") ? -1 : 1
+                let parts = answer.dropFirst().split(separator: ":").compactMap { Int($0) }
+                guard parts.count == 3 else { mismatchedZones.append("\(name): glibc said \(answer)"); break }
+                let expected = sign * (parts[0] * 3600 + parts[1] * 60 + parts[2])
+                if zone.utcOffset(atInstant: instant) != expected {
+                    mismatchedZones.append("\(name) @\(instant): \(zone.utcOffset(atInstant: instant)) vs \(expected)")
+                    break
+                }
+            }
+        }
+        #expect(mismatchedZones.isEmpty, "\(mismatchedZones.count) zones: \(mismatchedZones.prefix(8))")
+    }
+
     @Test func concurrentLookupsAgree() async throws {
         let names = ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "US/Pacific"]
         let offsets = await withTaskGroup(of: Int.self) { group in

@@ -189,7 +189,11 @@ import ICalKit
         let utcValue = try #require(DateTime(iCalendar: "20240331T023000Z"))
         #expect(resolver.instant(for: utcValue, floatingZone: try #require(IANATimeZone(named: "Asia/Tokyo"))) == LocalDateTime(year: 2024, month: 3, day: 31, hour: 2, minute: 30)!.secondsSinceEpoch)
         let floating = try #require(DateTime(iCalendar: "20240331T023000"))
-        #expect(resolver.resolution(for: floating, floatingZone: Self.utc).source == .fallback)
+        #expect(resolver.resolution(for: floating, floatingZone: Self.utc).source == .floating)
+        #expect(resolver.resolution(for: utcValue, floatingZone: Self.utc).source == .utc)
+        let date = try #require(DateTime(iCalendar: "20240331"))
+        let tokyo = try #require(IANATimeZone(named: "Asia/Tokyo"))
+        #expect(resolver.instant(for: date, floatingZone: tokyo) == LocalDateTime(year: 2024, month: 3, day: 30, hour: 15)!.secondsSinceEpoch)
     }
 
     @Test func unknownXWRTimezoneIsReported() throws {
