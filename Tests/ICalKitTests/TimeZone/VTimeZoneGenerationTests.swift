@@ -44,6 +44,30 @@ import ICalKit
         }
     }
 
+    /// Every zone in tzdata.zi, 1970 to 2040, checked at every change of either definition.
+    @Test func everyZoneRoundTrips() throws {
+        let index = try String(contentsOfFile: IANATimeZone.databaseDirectory + "/tzdata.zi", encoding: .utf8)
+        let names = index.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            return fields.first == "Z" && fields.count > 1 ? String(fields[1]) : nil
+        }
+        #expect(names.count > 300)
+        let lower = Self.utc(1970), upper = Self.utc(2040)
+        var failures: [String] = []
+        for name in names {
+            let zone = try #require(IANATimeZone(named: name))
+            let rules = try VTimeZoneRules(zone.vTimeZone(from: lower, through: upper))
+            var points = [lower, upper]
+            for change in zone.transitions(from: lower, through: upper) + rules.transitions(from: lower, through: upper) {
+                points += [change.instant - 1, change.instant]
+            }
+            if let bad = points.first(where: { $0 >= lower && $0 <= upper && zone.utcOffset(atInstant: $0) != rules.utcOffset(atInstant: $0) }) {
+                failures.append("\(name) at \(LocalDateTime(secondsSinceEpoch: bad))Z")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(8))")
+    }
+
     @Test func regularRulesBecomeOpenEndedRRULEs() throws {
         let zone = try #require(IANATimeZone(named: "America/New_York"))
         let component = zone.vTimeZone(from: Self.utc(2020), through: Self.utc(2030))
