@@ -6,7 +6,9 @@ extension IANATimeZone {
     /// month, weekday, week of the month or last week, and wall-clock time) become one
     /// observance with an RRULE; the rest become observances with RDATEs. A pattern that
     /// the zone keeps following after `upper` gets no UNTIL, so the definition stays right
-    /// past the range while the zone's current rule lasts. The TZID is the plain IANA name
+    /// past the range while the zone's current rule lasts. A seasonal change to the higher
+    /// offset is written as DAYLIGHT even where tzdata calls the lower offset daylight
+    /// time (Europe/Dublin). The TZID is the plain IANA name
     /// (no libical prefix) unless `timeZoneIdentifier` is given; TZNAME carries the
     /// abbreviations.
     ///
@@ -74,7 +76,7 @@ private struct VTimeZoneBuilder {
     func build(timeZoneIdentifier: String) -> Component {
         var component = Component(kind: .timeZone)
         component.addProperty(Property(.timeZoneIdentifier, rawValue: timeZoneIdentifier))
-        let changes = zone.transitions(from: lower, through: upper)
+        let changes = labeled(zone.transitions(from: lower, through: upper))
         guard !changes.isEmpty else {
             // One offset over the whole range.
             let offset = zone.utcOffset(atInstant: lower)
@@ -141,7 +143,7 @@ private struct VTimeZoneBuilder {
     /// with the pattern narrowed to those years too; empty unless every change in those
     /// years continues such a run.
     private func openEndedPatterns(_ runsByKey: [Key: [Run]]) -> [Key: Pattern] {
-        let future = zone.transitions(from: upper + 1, through: upper + 3 * 366 * 86_400)
+        let future = labeled(zone.transitions(from: upper + 1, through: upper + 3 * 366 * 86_400))
         guard !future.isEmpty else { return [:] }
         var extended: [Key: Run] = [:]
         for change in future {
@@ -155,6 +157,23 @@ private struct VTimeZoneBuilder {
             extended[key] = run
         }
         return extended.mapValues(\.pattern)
+    }
+
+    /// The transitions with `isDaylightSavingTime` set to the observance to write them as.
+    /// tzdata marks "negative" daylight saving time (Europe/Dublin's winter GMT, Morocco's
+    /// Ramadan hour) as daylight time with the lower offset; calendar clients expect
+    /// DAYLIGHT to be the higher offset of a seasonal pair, so such pairs are swapped:
+    /// a change is DAYLIGHT when it enters daylight time without lowering the offset, or
+    /// when it raises the offset while leaving daylight time.
+    private func labeled(_ changes: [TimeZoneTransition]) -> [TimeZoneTransition] {
+        changes.map { change in
+            var change = change
+            let wasDaylight = zone.isDaylightSavingTime(atInstant: change.instant - 1)
+            change.isDaylightSavingTime = change.isDaylightSavingTime
+                ? change.offsetAfter >= change.offsetBefore
+                : change.offsetAfter > change.offsetBefore && wasDaylight
+            return change
+        }
     }
 
     private func observance(_ first: TimeZoneTransition, rule: String?, dates: [LocalDateTime]) -> Component {

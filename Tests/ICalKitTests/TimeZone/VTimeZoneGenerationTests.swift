@@ -101,6 +101,19 @@ import ICalKit
         #expect(brazilRules.utcOffset(atInstant: Self.utc(2018, 1, 1)) == -2 * 3600)
     }
 
+    @Test func negativeDaylightSavingTimeIsWrittenAsDaylightForTheHigherOffset() throws {
+        let dublin = try #require(IANATimeZone(named: "Europe/Dublin"))
+        // tzdata: winter GMT is "daylight" time (negative DST).
+        #expect(dublin.isDaylightSavingTime(atInstant: Self.utc(2024, 1, 15)))
+        let component = dublin.vTimeZone(from: Self.utc(2020), through: Self.utc(2030))
+        let daylight = try #require(component.components(.daylight).first)
+        let standard = try #require(component.components(.standard).first)
+        #expect(daylight[.timeZoneOffsetTo] == "+0100")
+        #expect(daylight[.timeZoneName] == "IST")
+        #expect(standard[.timeZoneOffsetTo] == "+0000")
+        #expect(standard[.timeZoneName] == "GMT")
+    }
+
     @Test func fixedOffsetZoneHasOneObservance() throws {
         let zone = try #require(IANATimeZone(named: "Asia/Kolkata"))
         let component = zone.vTimeZone(from: Self.utc(2000), through: Self.utc(2030))
