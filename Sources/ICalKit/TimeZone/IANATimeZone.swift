@@ -60,7 +60,8 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     /// Whether a name is safe to look up as a file below the database folder: one to
     /// 255 bytes of letters, digits, `_`, `-`, `+` and `.`, in `/`-separated parts that are
     /// not empty and do not start with `.` (so `..` and absolute paths are refused). The
-    /// leap-second `right/` tree is refused too, since its instants are not POSIX time.
+    /// leap-second `right/` tree is refused too, since its instants are not POSIX time, and
+    /// so are `localtime` and `posixrules`, which are files there but not zone names.
     public static func isValidIdentifier(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...255).contains(bytes.count) else { return false }
@@ -82,7 +83,7 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
             partStart = false
         }
         if partStart { return false }
-        return !name.hasPrefix("right/")
+        return !name.hasPrefix("right/") && name != "localtime" && name != "posixrules"
     }
 
     public func utcOffset(atInstant instant: Int64) -> Int {

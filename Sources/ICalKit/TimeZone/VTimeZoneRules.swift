@@ -4,8 +4,8 @@
 ///
 /// The onsets are computed without libical, by a small evaluator for the yearly rules
 /// observances use (BYMONTH, BYDAY with ordinals, BYMONTHDAY, BYYEARDAY, UNTIL, COUNT).
-/// The work is bounded: onsets stop after the year 2500 and at 5,000 per observance, so
-/// after 2500 the last offset stays in force. Before the earliest onset, that onset's
+/// The work is bounded: onsets stop after the year 2500, at 5,000 per RRULE and at
+/// 100,000 per VTIMEZONE, so after 2500 the last offset stays in force. Before the earliest onset, that onset's
 /// TZOFFSETFROM applies.
 ///
 /// Local times are read as RFC 5545 §3.3.5 says, with the same code as ``IANATimeZone``:
@@ -23,8 +23,8 @@ public struct VTimeZoneRules: TimeZoneRules {
     /// Problems found in the definition, with file and line.
     public let diagnostics: [Diagnostic]
     let table: TransitionTable
-    /// Whether some RRULE has no end, so the onsets were cut at the bound.
-    let isOpenEnded: Bool
+    /// The most onsets one VTIMEZONE may define, over all its observances.
+    static let maximumTransitions = 100_000
 
     /// Reads the rules of a VTIMEZONE component.
     ///
@@ -44,12 +44,15 @@ public struct VTimeZoneRules: TimeZoneRules {
         self.line = component.line
         var diagnostics: [Diagnostic] = []
         var changes: [(instant: Int64, from: Int, type: LocalTimeType)] = []
-        var openEnded = false
         for observance in component.components where observance.matches(.standard) || observance.matches(.daylight) {
             func report(_ message: String, property: String? = nil, line: Int? = nil) {
                 diagnostics.append(Diagnostic(
                     .warning, .timeZone, line: line ?? observance.line ?? component.line ?? 0, file: file,
                     component: observance.name, property: property, message: "VTIMEZONE \(identifier): \(message)"))
+            }
+            guard changes.count < Self.maximumTransitions else {
+                report("more than \(Self.maximumTransitions) onsets; this and later observances are ignored")
+                break
             }
             guard let startProperty = observance.property(.dateTimeStart),
                   let start = DateTime(iCalendar: startProperty.rawValue) else {
@@ -74,7 +77,6 @@ public struct VTimeZoneRules: TimeZoneRules {
                         report("RRULE parts \(rule.ignoredParts.joined(separator: ", ")) are ignored",
                                property: "RRULE", line: ruleProperty.line)
                     }
-                    if rule.count == nil && rule.until == nil { openEnded = true }
                     if onsets.count >= ObservanceRecurrence.maximumOnsets {
                         report("RRULE stopped after \(ObservanceRecurrence.maximumOnsets) onsets",
                                property: "RRULE", line: ruleProperty.line)
@@ -96,7 +98,7 @@ public struct VTimeZoneRules: TimeZoneRules {
                     }
                     let instant = value.zone == .utc ? value.local.secondsSinceEpoch
                         : value.local.secondsSinceEpoch - Int64(from)
-                    if changes.count < 100_000 { changes.append((instant, from, type)) }
+                    if changes.count < Self.maximumTransitions { changes.append((instant, from, type)) }
                 }
             }
         }
@@ -107,7 +109,6 @@ public struct VTimeZoneRules: TimeZoneRules {
         let initial = LocalTimeType(offset: earliest.from, isDaylight: false, abbreviation: "")
         self.table = TransitionTable(initial: initial, changes: changes.map { ($0.instant, $0.type) })
         self.diagnostics = diagnostics
-        self.isOpenEnded = openEnded
     }
 
     public func utcOffset(atInstant instant: Int64) -> Int {

@@ -113,7 +113,7 @@ import ICalKit
 
     @Test(arguments: ["../../../etc/passwd", "/etc/passwd", "Europe/../../etc/passwd", "..", ".", "",
                       "Europe//Berlin", "Europe/Berlin/", "zone.tab", "tzdata.zi", "Europe/Berlin\u{0}",
-                      "right/Europe/Berlin", "Europe/ Berlin", String(repeating: "A", count: 300)])
+                      "right/Europe/Berlin", "localtime", "posixrules", "Europe/ Berlin", String(repeating: "A", count: 300)])
     func refusesPathsAndNonZones(name: String) {
         #expect(IANATimeZone(named: name) == nil)
     }
