@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The rules of a zone a calendar defines itself, in a VTIMEZONE component
 /// (RFC 5545 §3.6.5): its STANDARD and DAYLIGHT observances, each an onset (DTSTART) with
 /// TZOFFSETFROM and TZOFFSETTO, repeated by an RRULE and RDATEs.
@@ -14,7 +16,8 @@
 ///
 /// Problems that cost part of the definition (an observance without DTSTART, an RRULE
 /// that is not yearly) are reported in ``diagnostics``; a component that defines no
-/// offset at all throws.
+/// offset at all throws. Identical VTIMEZONEs (as in every file of a folder of `.ics`
+/// files) are expanded once and shared, process-wide and thread-safely.
 public struct VTimeZoneRules: TimeZoneRules {
     /// The TZID exactly as the VTIMEZONE gives it.
     public let identifier: String
@@ -34,6 +37,13 @@ public struct VTimeZoneRules: TimeZoneRules {
     /// - Throws: ``ICalError/Code/timeZone`` when the component is not a VTIMEZONE, has no
     ///   TZID, or has no observance from which an offset can be read.
     public init(_ component: Component, file: String? = nil) throws(ICalError) {
+        if let table = Self.remembered(component), let identifier = component[.timeZoneIdentifier]?.trimmingASCIIWhitespace() {
+            self.identifier = identifier
+            self.line = component.line
+            self.diagnostics = []
+            self.table = table
+            return
+        }
         guard component.matches(.timeZone) else {
             throw ICalError(.timeZone, "\(component.name) is not a VTIMEZONE", file: file, line: component.line)
         }
@@ -109,6 +119,7 @@ public struct VTimeZoneRules: TimeZoneRules {
         let initial = LocalTimeType(offset: earliest.from, isDaylight: false, abbreviation: "")
         self.table = TransitionTable(initial: initial, changes: changes.map { ($0.instant, $0.type) })
         self.diagnostics = diagnostics
+        if diagnostics.isEmpty { Self.remember(component, table) }
     }
 
     public func utcOffset(atInstant instant: Int64) -> Int {
@@ -127,6 +138,24 @@ public struct VTimeZoneRules: TimeZoneRules {
     /// Every change of offset with an instant in `lower...upper`, in order.
     public func transitions(from lower: Int64, through upper: Int64) -> [TimeZoneTransition] {
         table.transitions(from: lower, through: upper)
+    }
+
+    // MARK: Sharing
+
+    /// Tables of VTIMEZONEs read without problems, by content (the same VTIMEZONE in every
+    /// file of a folder is expanded once). Bounded; emptied when full.
+    private static let shared = Mutex<[Component: TransitionTable]>([:])
+    private static let maximumShared = 512
+
+    private static func remembered(_ component: Component) -> TransitionTable? {
+        shared.withLock { $0[component] }
+    }
+
+    private static func remember(_ component: Component, _ table: TransitionTable) {
+        shared.withLock { tables in
+            if tables.count >= maximumShared { tables.removeAll(keepingCapacity: true) }
+            tables[component] = table
+        }
     }
 
     /// The instant of the earliest onset, before which the earliest TZOFFSETFROM applies.

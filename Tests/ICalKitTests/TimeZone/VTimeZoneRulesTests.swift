@@ -67,6 +67,18 @@ import ICalKit
         #expect(rules.utcOffset(atInstant: Self.utc(1900, 1, 1)) == -4 * 3600)
     }
 
+    @Test func identicalDefinitionsAreSharedButKeepTheirLines() throws {
+        var first = try #require(try ICalReader().read("BEGIN:VCALENDAR\nBEGIN:VTIMEZONE\n" + Self.newYork + "END:VTIMEZONE\nEND:VCALENDAR\n").calendars.first?.components(.timeZone).first)
+        var second = first
+        first.line = 10
+        second.line = 99
+        let a = try VTimeZoneRules(first, file: "a.ics")
+        let b = try VTimeZoneRules(second, file: "b.ics")
+        #expect(a.line == 10)
+        #expect(b.line == 99)
+        #expect(a.transitions(from: 0, through: Self.utc(2030, 1, 1)) == b.transitions(from: 0, through: Self.utc(2030, 1, 1)))
+    }
+
     @Test func oldStyleMonthDayAndWeekdayRulesAndRDATE() throws {
         let rules = try Self.zone("""
             TZID:Old style
