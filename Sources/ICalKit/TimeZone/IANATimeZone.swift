@@ -36,7 +36,13 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     /// (or is not a safe zone name: see ``isValidIdentifier(_:)``). Case matters, as in
     /// the database; results are cached.
     public init?(named name: String) {
-        guard let zone = IANATimeZone.cached(name) else { return nil }
+        self.init(named: name, databaseDirectory: IANATimeZone.databaseDirectory)
+    }
+
+    /// Loads a zone from a database in another folder (one that holds TZif files under
+    /// IANA names, like `/usr/share/zoneinfo`), with the same name checks and cache.
+    public init?(named name: String, databaseDirectory directory: String) {
+        guard let zone = IANATimeZone.cached(name, directory: directory) else { return nil }
         self = zone
     }
 
@@ -123,9 +129,9 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     private static let cache = Mutex<[CacheKey: IANATimeZone?]>([:])
     private static let maximumCachedMisses = 4096
 
-    private static func cached(_ name: String) -> IANATimeZone? {
-        guard isValidIdentifier(name) else { return nil }
-        let key = CacheKey(directory: databaseDirectory, name: name)
+    private static func cached(_ name: String, directory: String) -> IANATimeZone? {
+        guard isValidIdentifier(name), !directory.isEmpty else { return nil }
+        let key = CacheKey(directory: directory, name: name)
         if let hit = cache.withLock({ $0[key] }) { return hit }
         // Read outside the lock; two threads may both read a zone once, which is harmless.
         let zone: IANATimeZone?

@@ -158,6 +158,21 @@ import ICalKit
         #expect(!component.components.isEmpty)
     }
 
+    @Test func readsAnotherDatabaseFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tzdb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Test"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(atPath: IANATimeZone.databaseDirectory + "/Asia/Tokyo",
+                                         toPath: folder.appendingPathComponent("Test/Zone").path)
+        try Data("not tzif".utf8).write(to: folder.appendingPathComponent("Test/Broken"))
+        let zone = try #require(IANATimeZone(named: "Test/Zone", databaseDirectory: folder.path))
+        #expect(zone.utcOffset(atInstant: 0) == 9 * 3600)
+        #expect(IANATimeZone(named: "Test/Zone") == nil)
+        #expect(IANATimeZone(named: "Test/Broken", databaseDirectory: folder.path) == nil)
+        #expect(IANATimeZone(named: "Europe/Berlin", databaseDirectory: folder.path) == nil)
+        #expect(IANATimeZone(named: "../Test/Zone", databaseDirectory: folder.appendingPathComponent("Test").path) == nil)
+    }
+
     @Test func honoursTZDIRForTheDatabaseFolder() throws {
         // The folder is read from the environment at lookup time; without TZDIR it is the system one.
         if ProcessInfo.processInfo.environment["TZDIR"] == nil {
