@@ -155,16 +155,21 @@ struct Generator {
 
         var rule = "RRULE:FREQ=\(freq)"
         if interval > 1 { rule += ";INTERVAL=\(interval)" }
+        // Occurrence k is start + k periods; with two BYDAY days a COUNT covers half as
+        // many periods, so only the first `periods` steps are sure to be occurrences.
+        var periods = count
         if freq == "WEEKLY" && rng.chance(40) {
             let days = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
             let own = start.date.weekday
             let other = (own + rng.int(1...6)) % 7
             rule += ";BYDAY=" + [own, other].sorted().map { days[$0] }.joined(separator: ",")
+            periods = count / 2
         }
         if freq == "MONTHLY" && rng.chance(30) { rule += ";BYMONTHDAY=\(start.date.day)" }
         if rng.chance(60) {
             rule += ";COUNT=\(count)"
         } else {
+            periods = count
             let last = occurrence(count - 1).date
             switch timing {
             case .zoned, .utc: rule += ";UNTIL=\(dateString(last))T235959Z"
@@ -175,7 +180,7 @@ struct Generator {
         out.line(rule)
 
         // Distinct occurrences after the first and before the last.
-        var candidates = Array(1..<(count - 1))
+        var candidates = periods > 2 ? Array(1..<(periods - 1)) : []
         func take() -> Int? {
             guard !candidates.isEmpty else { return nil }
             return candidates.remove(at: rng.int(0...(candidates.count - 1)))
