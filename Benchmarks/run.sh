@@ -122,6 +122,8 @@ python_runs_for() {
     fi
 }
 
+load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
+
 # Runs are interleaved (one of each contender per round) so a noisy neighbour on a shared
 # machine spreads over all contenders instead of landing on one.
 for size in $SIZES; do
@@ -141,6 +143,8 @@ for size in $SIZES; do
         round=$((round + 1))
     done
 done
+
+load_after=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
 
 # MARK: Table
 
@@ -211,7 +215,12 @@ machine() {
     if python_ok; then
         echo "- $("$PYTHON" --version 2>&1), icalendar $(for s in $SIZES; do first "$s" icalendar version; done | head -n 1)"
     fi
-    echo "- Runs: $RUNS per contender (Python: $(for s in $SIZES; do printf '%s ' "$(python_runs_for "$s")"; done | sed 's/ $//' | tr ' ' '/') for sizes $(echo $SIZES | tr ' ' '/')), medians shown; seed $SEED"
+    echo "- Load average (1 min) before and after measuring: $load_before and $load_after on $(nproc) cores (other processes' work shows up as noise)"
+    python_runs=""
+    if python_ok; then
+        python_runs=" (Python: $(for s in $SIZES; do printf '%s ' "$(python_runs_for "$s")"; done | sed 's/ $//' | tr ' ' '/') for sizes $(echo $SIZES | tr ' ' '/'))"
+    fi
+    echo "- Runs: $RUNS per contender$python_runs, medians shown; seed $SEED"
 }
 
 report() {
