@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// ical-generate --events N --seed S -o FILE
+///
+/// Writes a reproducible benchmark calendar: the same N and S give the same bytes on
+/// every machine. See Benchmarks/README.md for the mix of events.
+func warn(_ message: String) {
+    var text = message + "\n"
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+func usage() -> Never {
+    warn("usage: ical-generate --events N [--seed S] -o FILE   (FILE '-' is standard output)")
+    exit(2)
+}
+
+var events: Int?
+var seed: UInt64 = 42
+var output: String?
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--events": events = arguments.popFirst().flatMap { Int($0) }
+    case "--seed": seed = arguments.popFirst().flatMap { UInt64($0) } ?? { usage() }()
+    case "-o", "--output": output = arguments.popFirst()
+    case "-h", "--help": usage()
+    default: warn("ical-generate: unknown argument '\(argument)'"); usage()
+    }
+}
+guard let events, events >= 0, let output else { usage() }
+
+var generator = Generator(events: events, seed: seed)
+let bytes = generator.generate()
+
+let descriptor: Int32 = output == "-" ? 1 : open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+guard descriptor >= 0 else {
+    warn("ical-generate: cannot open \(output): \(String(cString: strerror(errno)))")
+    exit(1)
+}
+var offset = 0
+while offset < bytes.count {
+    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+    if written < 0 {
+        if errno == EINTR { continue }
+        warn("ical-generate: cannot write \(output): \(String(cString: strerror(errno)))")
+        exit(1)
+    }
+    offset += written
+}
+if descriptor != 1 { close(descriptor) }

@@ -1,0 +1,96 @@
+/*
+ * libical-parse FILE
+ *
+ * The floor for ICalKit's reader and writer: raw libical parsing a whole file with
+ * icalparser_parse_string and serializing it back with icalcomponent_as_ical_string_r.
+ * Reading the file into memory is not timed (ICalKit's bench does the same).
+ *
+ * Prints one line of key=value pairs, the format every contender in Benchmarks/ uses:
+ *   parse_ms=… write_ms=… peak_rss_kib=… input_bytes=… output_bytes=… events=…
+ * peak_rss_kib is getrusage(RUSAGE_SELF).ru_maxrss: the peak of this whole process
+ * (input buffer, tree and output string together).
+ *
+ * Build: cc -O2 -o libical-parse libical-parse.c $(pkg-config --cflags --libs libical)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <libical/ical.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *read_file(const char *path, size_t *length) {
+    FILE *file = fopen(path, "rb");
+    if (!file) { perror(path); return NULL; }
+    size_t capacity = 1 << 20, used = 0;
+    char *data = malloc(capacity + 1);
+    if (!data) { fclose(file); return NULL; }
+    for (;;) {
+        if (used == capacity) {
+            capacity *= 2;
+            char *grown = realloc(data, capacity + 1);
+            if (!grown) { free(data); fclose(file); return NULL; }
+            data = grown;
+        }
+        size_t n = fread(data + used, 1, capacity - used, file);
+        used += n;
+        if (n == 0) break;
+    }
+    int failed = ferror(file);
+    fclose(file);
+    if (failed) { perror(path); free(data); return NULL; }
+    data[used] = '\0';
+    *length = used;
+    return data;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: libical-parse FILE\n");
+        return 2;
+    }
+    size_t length = 0;
+    char *data = read_file(argv[1], &length);
+    if (!data) return 1;
+
+    double t0 = now_ms();
+    icalcomponent *root = icalparser_parse_string(data);
+    double t1 = now_ms();
+    if (!root) {
+        fprintf(stderr, "libical-parse: libical could not parse %s\n", argv[1]);
+        free(data);
+        return 1;
+    }
+
+    double t2 = now_ms();
+    char *text = icalcomponent_as_ical_string_r(root);
+    double t3 = now_ms();
+    size_t output = text ? strlen(text) : 0;
+
+    /* Outside the timed regions: a count that shows the whole file was parsed. */
+    int events = 0;
+    icalcomponent *calendar = root;
+    if (icalcomponent_isa(root) == ICAL_XROOT_COMPONENT)
+        calendar = icalcomponent_get_first_component(root, ICAL_VCALENDAR_COMPONENT);
+    for (icalcomponent *c = icalcomponent_get_first_component(calendar, ICAL_VEVENT_COMPONENT); c;
+         c = icalcomponent_get_next_component(calendar, ICAL_VEVENT_COMPONENT))
+        events++;
+
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+
+    free(text);
+    icalcomponent_free(root);
+    free(data);
+
+    printf("parse_ms=%.3f write_ms=%.3f peak_rss_kib=%ld input_bytes=%zu output_bytes=%zu events=%d\n",
+           t1 - t0, t3 - t2, usage.ru_maxrss, length, output, events);
+    return 0;
+}
