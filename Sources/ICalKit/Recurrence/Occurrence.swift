@@ -54,7 +54,7 @@ public struct ExpansionBudget: Sendable, Hashable, Codable {
     /// The most iterator steps one expansion may take, per rule: each instance libical
     /// produces is a step, and so is each period (FREQ × INTERVAL) the iterator may have to
     /// scan, so a rule that never matches is bounded too. A never-matching SECONDLY rule
-    /// costs about 1.2 µs per step.
+    /// costs libical 1 to 3 µs per step, all of it under the process-wide libical lock.
     public var maximumIteratorSteps: Int
     /// The longest stretch of wall clock, in seconds, that a rule is iterated over in one
     /// expansion, measured from where iteration starts (DTSTART for rules with COUNT, which
@@ -63,14 +63,16 @@ public struct ExpansionBudget: Sendable, Hashable, Codable {
     public var maximumSpan: Int64
 
     /// Creates a budget.
-    public init(maximumOccurrences: Int = 10_000, maximumIteratorSteps: Int = 100_000,
+    public init(maximumOccurrences: Int = 10_000, maximumIteratorSteps: Int = 20_000,
                 maximumSpan: Int64 = 200 * 366 * 86_400) {
         self.maximumOccurrences = max(0, maximumOccurrences)
         self.maximumIteratorSteps = max(1, maximumIteratorSteps)
         self.maximumSpan = max(1, maximumSpan)
     }
 
-    /// 10,000 occurrences, 100,000 iterator steps, 200 years.
+    /// 10,000 occurrences, 20,000 iterator steps, 200 years: a never-matching SECONDLY rule
+    /// returns in a few tens of milliseconds, while a DAILY rule can still be counted from a
+    /// DTSTART 54 years back, an HOURLY one 2 years back and a MINUTELY one 13 days back.
     public static let standard = ExpansionBudget()
 }
 
@@ -92,6 +94,12 @@ public struct Expansion: Sendable, Hashable {
     public var occurrences: [Occurrence]
     /// Why the expansion stopped early, or nil when it is complete.
     public var truncation: ExpansionTruncation?
+
+    /// Creates a result.
+    public init(occurrences: [Occurrence], truncation: ExpansionTruncation?) {
+        self.occurrences = occurrences
+        self.truncation = truncation
+    }
 
     /// Whether the expansion is complete.
     public var isComplete: Bool { truncation == nil }

@@ -36,8 +36,8 @@ final class CandidateStream {
         func offsets(_ key: Int64) -> [Int] {
             [key - 172_800, key, key + 172_800].map { zone.utcOffset(atInstant: $0) }
         }
-        let lowLocal = LocalDateTime(secondsSinceEpoch: lowKey + Int64(offsets(lowKey).min() ?? 0) - 3 * 3600)
-        let highLocal = LocalDateTime(secondsSinceEpoch: highKey + Int64(offsets(highKey).max() ?? 0) + 3 * 3600)
+        let lowLocal = LocalDateTime(secondsSinceEpoch: lowKey + Int64(offsets(lowKey).min() ?? 0) - 3600)
+        let highLocal = LocalDateTime(secondsSinceEpoch: highKey + Int64(offsets(highKey).max() ?? 0) + 3600)
         let dtstart = series.start.value.local
         for rule in series.rules {
             let (until, untilLimit) = Self.until(rule, series: series, floating: floating)
@@ -80,7 +80,11 @@ final class CandidateStream {
     }
 
     /// The key of the next candidate, without taking it (nil at the end).
-    var peekKey: Int64? { heads.compactMap { $0?.key }.min() }
+    var peekKey: Int64? {
+        var best: Int64?
+        for head in heads { if let key = head?.key, key < (best ?? .max) { best = key } }
+        return best
+    }
 
     /// The next candidate in key order, or nil past `highKey` or at the end.
     func next() -> Candidate? {
@@ -330,8 +334,10 @@ final class OccurrenceExpander {
             enqueue(occurrence, startKey: startKey, endKey: endKey, order: override.recurrenceIdentifier.key(floating: floating))
         }
 
-        let lowKey = window.lowerBound - maximumLength - maximumShift - 4 * 3600
-        let highKey = window.upperBound - minimumShift + 4 * 3600
+        // THISANDFUTURE shifts are wall-clock times: allow for a daylight-saving change in them.
+        let shiftSlack: Int64 = futures.isEmpty ? 0 : 4 * 3600
+        let lowKey = window.lowerBound - maximumLength - maximumShift - shiftSlack
+        let highKey = window.upperBound - minimumShift + shiftSlack
         candidates = CandidateStream(series: series, floating: floating, lowKey: lowKey, highKey: highKey, meter: meter)
     }
 
@@ -356,8 +362,9 @@ final class OccurrenceExpander {
     /// The next occurrence in start order.
     func next() -> Occurrence? {
         while !done {
-            let horizon = candidates?.peekKey.map { $0 + minimumShift } ?? Int64.max
-            if let first = buffer.first, first.startKey < horizon || candidates?.peekKey == nil {
+            let peek = candidates?.peekKey
+            let horizon = peek.map { $0 + minimumShift } ?? Int64.max
+            if let first = buffer.first, first.startKey < horizon || peek == nil {
                 if emitted >= meter.budget.maximumOccurrences {
                     meter.truncate(.occurrences)
                     done = true

@@ -95,6 +95,29 @@ final class RuleInstanceStream {
             slackDays += 7
         }
         if !weekNumbers.isEmpty { slackDays += 14 }
+        if let target = jump, rule.frequency.periodSeconds <= RecurrenceRuleText.Frequency.weekly.periodSeconds {
+            // Up to WEEKLY, every period has the same wall-clock length, so moving the floating
+            // start ahead by whole intervals gives the same instances. libical 3.0.16's
+            // icalrecur_iterator_set_start does not keep INTERVAL's alignment for these
+            // frequencies (HOURLY;INTERVAL=7 drifts) and steps there one period at a time.
+            // Below DAILY, libical realigns to the start's time of day when a BYHOUR, BYMINUTE
+            // or BYSECOND filter skips ahead, so the shift also keeps the time of day; with
+            // date filters (BYDAY, BYMONTH...) a sub-daily rule is iterated from DTSTART.
+            var step = rule.frequency.periodSeconds * Int64(rule.interval)
+            let dateParts: Set<String> = ["BYDAY", "BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"]
+            let timeParts: Set<String> = ["BYHOUR", "BYMINUTE", "BYSECOND"]
+            var canShift = true
+            if rule.frequency.periodSeconds < 86_400 {
+                if rule.parts.contains(where: { dateParts.contains($0.key) }) {
+                    canShift = false
+                } else if rule.parts.contains(where: { timeParts.contains($0.key) }) {
+                    step = step / Self.greatestCommonDivisor(step, 86_400) * 86_400
+                }
+            }
+            let distance = target.secondsSinceEpoch - libicalStart.secondsSinceEpoch
+            if canShift, distance > step { libicalStart = libicalStart.adding(seconds: distance / step * step) }
+            jump = nil
+        }
         self.rawStop = end.adding(seconds: Int64(slackDays) * 86_400)
         let pad = rule.frequency.periodSeconds * Int64(rule.interval)
         let libicalUntil = rawStop.adding(seconds: min(pad, 400 * 86_400))
@@ -134,7 +157,11 @@ final class RuleInstanceStream {
             acceptRaw(local)
             if exhausted { return }
         }
-        if iterator.isFinished { finish() }
+        if iterator.isFinished {
+            // libical stopped at the clamped UNTIL: if the budget set it, the rule may go on.
+            if endIsCapped { meter.truncate(.span) }
+            finish()
+        }
     }
 
     private func finish() {
@@ -207,6 +234,12 @@ final class RuleInstanceStream {
         isFirst = false
         lastEmitted = local
         ready.append(local)
+    }
+
+    static func greatestCommonDivisor(_ a: Int64, _ b: Int64) -> Int64 {
+        var (a, b) = (a, b)
+        while b != 0 { (a, b) = (b, a % b) }
+        return max(1, a)
     }
 
     /// The first day of the week (per WKST, an ISO weekday) that contains `date`.
