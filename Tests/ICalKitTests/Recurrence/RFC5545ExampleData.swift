@@ -1,5 +1,5 @@
 // Generated once from RFC 5545 §3.8.5.3 (all in America/New_York, as the RFC does),
-// cross-checked against python-dateutil and the RFC's own lists; see RFC5545ExamplesTests.
+// cross-checked against python-dateutil and the RFC's own lists; see RecurrenceRFC5545ExamplesTests.
 
 struct RFCExample {
     var name: String

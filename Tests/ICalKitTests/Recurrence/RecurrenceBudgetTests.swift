@@ -2,7 +2,7 @@ import Testing
 import ICalKit
 
 /// Budgets: no rule hangs or exhausts memory, and truncation is reported.
-@Suite struct ExpansionBudgetTests {
+@Suite struct RecurrenceBudgetTests {
     typealias Support = RecurrenceTestSupport
 
     static func time(_ body: () -> Void) -> Swift.Duration {

@@ -4,7 +4,7 @@ import ICalKit
 /// Series across daylight-saving gaps and overlaps in America/New_York, Europe/Berlin and
 /// Australia/Sydney (2024), for daily, weekly and monthly rules, with DTEND-based (exact)
 /// and DURATION-based (nominal days, exact hours) ends. RFC 5545 §3.3.5, §3.3.6, §3.8.5.3.
-@Suite struct DaylightSavingTests {
+@Suite struct RecurrenceDaylightSavingTests {
     typealias Support = RecurrenceTestSupport
 
     struct Case: Sendable, CustomTestStringConvertible {

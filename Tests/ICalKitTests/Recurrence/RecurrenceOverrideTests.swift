@@ -3,7 +3,7 @@ import ICalKit
 
 /// Overrides (RECURRENCE-ID): moved into and out of the window, RANGE=THISANDFUTURE,
 /// STATUS:CANCELLED, SEQUENCE versions and orphans. RFC 5545 §3.8.4.4.
-@Suite struct OverrideTests {
+@Suite struct RecurrenceOverrideTests {
     typealias Support = RecurrenceTestSupport
 
     static let master = Support.event(lines: ["DTSTART:20240101T090000Z", "DTEND:20240101T100000Z",

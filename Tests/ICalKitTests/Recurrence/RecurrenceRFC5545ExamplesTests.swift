@@ -7,7 +7,7 @@ import ICalKit
 /// is wrong (a known erratum): "every 3 hours from 9:00 AM to 5:00 PM on a specific day"
 /// has `UNTIL=19970902T170000Z`, which is 13:00 EDT, so 15:00 is not an instance; the
 /// expected list here has 09:00 and 12:00 only.
-@Suite struct RFC5545ExamplesTests {
+@Suite struct RecurrenceRFC5545ExamplesTests {
     typealias Support = RecurrenceTestSupport
 
     @Test(arguments: rfc5545Examples)
