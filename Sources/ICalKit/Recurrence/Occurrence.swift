@@ -51,9 +51,9 @@ public struct Occurrence: Sendable, Hashable {
 public struct ExpansionBudget: Sendable, Hashable, Codable {
     /// The most occurrences one expansion returns.
     public var maximumOccurrences: Int
-    /// The most iterator steps one expansion may take, per rule: each instance libical
-    /// produces is a step, and so is each period (FREQ × INTERVAL) the iterator may have to
-    /// scan, so a rule that never matches is bounded too. A never-matching SECONDLY rule
+    /// The most iterator steps one expansion may take: each instance libical produces is a
+    /// step (summed over the set's rules), and no rule is iterated over more than this many
+    /// periods (FREQ × INTERVAL) of wall clock, so a rule that never matches is bounded too. A never-matching SECONDLY rule
     /// costs libical 1 to 3 µs per step, all of it under the process-wide libical lock.
     public var maximumIteratorSteps: Int
     /// The longest stretch of wall clock, in seconds, that a rule is iterated over in one

@@ -28,7 +28,8 @@
 /// - Floating values inside a zoned series (EXDATE, RDATE, RECURRENCE-ID, DTEND) are read
 ///   in DTSTART's zone; a TZID the lookup cannot resolve is treated as floating and listed
 ///   in ``unresolvedTimeZoneIdentifiers``.
-/// - EXRULE (deprecated by RFC 5545) and `RANGE=THISANDPRIOR` are ignored.
+/// - EXRULE (deprecated by RFC 5545) is ignored; `RANGE=THISANDPRIOR` (deprecated) is read
+///   as a single-instance override.
 public struct RecurrenceSet: Sendable {
     /// The UID the components share.
     public let uid: String

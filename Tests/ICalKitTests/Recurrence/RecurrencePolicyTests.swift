@@ -53,6 +53,34 @@ import ICalKit
             == ["20240610", "20240611", "20240612"])
     }
 
+    @Test func dateTimeUntilInAllDaySeriesComparesDates() {
+        #expect(Self.starts("DTSTART;VALUE=DATE:20240610", "RRULE:FREQ=DAILY;UNTIL=20240612T000000") == ["20240610", "20240611", "20240612"])
+        // A UTC UNTIL is dated in the floating zone: 2024-06-11T23:00Z is 06-12 in Berlin.
+        let set = Support.set(Support.event(lines: ["DTSTART;VALUE=DATE:20240610", "RRULE:FREQ=DAILY;UNTIL=20240611T230000Z"]))
+        #expect(Support.starts(set.expand(in: Self.window).occurrences) == ["20240610", "20240611"])
+        #expect(Support.starts(set.expand(in: Self.window, floatingZone: Support.berlin).occurrences) == ["20240610", "20240611", "20240612"])
+    }
+
+    @Test func recurrenceDatePeriodEqualToStartKeepsTheSeriesLength() {
+        let set = Support.set(Support.event(lines: ["DTSTART:20240610T090000Z", "DTEND:20240610T100000Z",
+                                                    "RDATE;VALUE=PERIOD:20240610T090000Z/PT5H,20240611T090000Z/PT5H"]))
+        #expect(Support.ends(set.expand(in: Self.window).occurrences) == ["20240610T100000", "20240611T140000"])
+    }
+
+    @Test func overrideWithItsOwnStartButNoEndHasTheDefaultLength() {
+        let set = Support.set(Support.event(lines: ["DTSTART:20240610T090000Z", "DTEND:20240610T100000Z", "RRULE:FREQ=DAILY;COUNT=2"])
+            + Support.event(lines: ["RECURRENCE-ID:20240611T090000Z", "DTSTART:20240611T120000Z"]))
+        let occurrences = set.expand(in: Self.window).occurrences
+        #expect(Support.ends(occurrences) == ["20240610T100000", "20240611T120000"])
+        #expect(occurrences[1].isOverride && occurrences[1].end == occurrences[1].start)
+    }
+
+    @Test func thisAndPriorIsASingleInstanceOverride() {
+        let set = Support.set(Support.event(lines: ["DTSTART:20240610T090000Z", "RRULE:FREQ=DAILY;COUNT=3"])
+            + Support.event(lines: ["RECURRENCE-ID;RANGE=THISANDPRIOR:20240611T090000Z", "DTSTART:20240611T120000Z"]))
+        #expect(Support.starts(set.expand(in: Self.window).occurrences) == ["20240610T090000", "20240611T120000", "20240612T090000"])
+    }
+
     @Test func startAfterUntilIsStillAnInstance() {
         #expect(Self.starts("DTSTART:20240610T090000Z", "RRULE:FREQ=DAILY;UNTIL=20240601T000000Z") == ["20240610T090000"])
     }
