@@ -394,7 +394,7 @@ final class OccurrenceExpander {
             let start: ResolvedTime
             if series.isAllDay {
                 start = ResolvedTime(value: DateTime(date: candidate.start.value.date.adding(days: Int(future.delta / 86_400))), rules: nil)
-            } else if let rules = candidate.start.rules, candidate.start.value.zone != .floating || series.start.rules != nil {
+            } else if let rules = candidate.start.rules {
                 let local = rules.local(at: candidate.key).adding(seconds: future.delta)
                 start = ResolvedTime(value: DateTime(local, zone: candidate.start.value.zone == .utc ? .utc : series.start.value.zone),
                                      rules: candidate.start.value.zone == .utc ? FixedOffsetZone.utc : series.start.rules)

@@ -146,6 +146,17 @@ import ICalKit
         #expect(occurrences.allSatisfy { $0.isAllDay })
     }
 
+    @Test func recurrenceIdentifierMatchesByInstantInAnyForm() {
+        // A zoned series; overrides name their instances in UTC and in another zone.
+        let master = Support.event(lines: ["DTSTART;TZID=Europe/Berlin:20240329T090000", "RRULE:FREQ=DAILY;COUNT=4"])
+        let set = Support.set(master
+            + Self.override(":20240330T080000Z", "DTSTART;TZID=Europe/Berlin:20240330T100000")
+            + Self.override(";TZID=America/New_York:20240401T030000", "DTSTART;TZID=Europe/Berlin:20240401T110000"))
+        let occurrences = set.expand(in: Support.window("20240301T000000Z", "20240501T000000Z")).occurrences
+        #expect(Support.starts(occurrences) == ["20240329T090000", "20240330T100000", "20240331T090000", "20240401T110000"])
+        #expect(occurrences.map(\.isOverride) == [false, true, false, true])
+    }
+
     @Test func dateRecurrenceIdentifierInDateTimeSeriesMatchesThatDay() {
         let set = Support.set(Self.master + Self.override(";VALUE=DATE:20240103", "DTSTART:20240103T180000Z"))
         let occurrences = set.expand(in: Support.window("20240102T000000Z", "20240105T000000Z")).occurrences

@@ -154,6 +154,15 @@ import ICalKit
         #expect(set.expand(in: Support.window("20240610T090000Z", "20240610T090001Z")).occurrences.count == 1)
     }
 
+    @Test func floatingSeriesAcrossAGapInTheFloatingZone() {
+        // Read in New York, 02:30 on 2024-03-10 does not exist: it is ordered as 03:30 EDT but
+        // stays floating 02:30, and 03:00 comes before it.
+        let set = Support.set(Support.event(lines: ["DTSTART:20240310T013000", "RRULE:FREQ=MINUTELY;INTERVAL=45;COUNT=4"]))
+        let occurrences = set.expand(in: Support.window("20240310T000000Z", "20240311T000000Z"), floatingZone: Support.newYork).occurrences
+        #expect(Support.starts(occurrences) == ["20240310T013000", "20240310T030000", "20240310T021500", "20240310T034500"])
+        #expect(occurrences.allSatisfy { $0.start.isFloating && $0.startInstant == nil })
+    }
+
     @Test func unresolvedTimeZoneIsFloatingAndReported() {
         let set = Support.set(Support.event(lines: ["DTSTART;TZID=Mars/Olympus_Mons:20240610T090000", "RRULE:FREQ=DAILY;COUNT=2"]))
         #expect(set.unresolvedTimeZoneIdentifiers == ["Mars/Olympus_Mons"])
