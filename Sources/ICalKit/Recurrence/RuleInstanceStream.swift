@@ -100,18 +100,24 @@ final class RuleInstanceStream {
             // start ahead by whole intervals gives the same instances. libical 3.0.16's
             // icalrecur_iterator_set_start does not keep INTERVAL's alignment for these
             // frequencies (HOURLY;INTERVAL=7 drifts) and steps there one period at a time.
-            // Below DAILY, libical realigns to the start's time of day when a BYHOUR, BYMINUTE
-            // or BYSECOND filter skips ahead, so the shift also keeps the time of day; with
-            // date filters (BYDAY, BYMONTH...) a sub-daily rule is iterated from DTSTART.
+            // Below DAILY, libical realigns to the start's time of day when a filter skips
+            // ahead, so the shift must also keep the time of day (BYHOUR, BYMINUTE, BYSECOND)
+            // and the weekday (plain BYDAY); with other date filters (BYMONTH, BYMONTHDAY...)
+            // a sub-daily rule is iterated from DTSTART.
             var step = rule.frequency.periodSeconds * Int64(rule.interval)
-            let dateParts: Set<String> = ["BYDAY", "BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"]
+            let dateParts: Set<String> = ["BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"]
             let timeParts: Set<String> = ["BYHOUR", "BYMINUTE", "BYSECOND"]
             var canShift = true
+            func lcm(_ step: Int64, _ period: Int64) -> Int64 { step / Self.greatestCommonDivisor(step, period) * period }
             if rule.frequency.periodSeconds < 86_400 {
-                if rule.parts.contains(where: { dateParts.contains($0.key) }) {
+                let byDay = rule.value("BYDAY")
+                if rule.parts.contains(where: { dateParts.contains($0.key) })
+                    || (byDay.map { $0.contains(where: { "0123456789+-".contains($0) }) } ?? false) {
                     canShift = false
+                } else if byDay != nil {
+                    step = lcm(step, 7 * 86_400)
                 } else if rule.parts.contains(where: { timeParts.contains($0.key) }) {
-                    step = step / Self.greatestCommonDivisor(step, 86_400) * 86_400
+                    step = lcm(step, 86_400)
                 }
             }
             let distance = target.secondsSinceEpoch - libicalStart.secondsSinceEpoch
