@@ -1,5 +1,9 @@
-// Generated once from RFC 5545 §3.8.5.3 (all in America/New_York, as the RFC does),
-// cross-checked against python-dateutil and the RFC's own lists; see RecurrenceRFC5545ExamplesTests.
+// The examples of RFC 5545 §3.8.5.3, all in America/New_York as the RFC gives them, with
+// their full occurrence lists (for "forever" rules, up to `windowEnd`, local time). The lists
+// were computed with python-dateutil (an independent implementation) from the RFC's rules,
+// with UTC UNTIL values converted to New York time, and spot-checked against the lists the
+// RFC prints; they differ from the RFC only in its known erratum ("every 3 hours from 9:00
+// AM to 5:00 PM": UNTIL=17:00Z is 13:00 EDT, so 15:00 is not an instance).
 
 struct RFCExample {
     var name: String
