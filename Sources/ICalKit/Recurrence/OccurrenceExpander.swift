@@ -1,0 +1,488 @@
+/// One instance of the master's recurrence set before overrides: DTSTART, an RRULE
+/// instance or an RDATE.
+struct Candidate {
+    /// The start as generated (the wall clock the rule produced, in DTSTART's zone).
+    var start: ResolvedTime
+    /// The instant used for ordering (floating values read in the query's floating zone).
+    var key: Int64
+    /// What identifies the instance: `key`, or the day number for all-day series.
+    var matchKey: Int64
+    /// The end of an RDATE period.
+    var periodEnd: EndSpecification?
+}
+
+/// Turns a series' wall-clock times into candidates, and merges DTSTART, every RRULE and the
+/// RDATEs in instant order without duplicates, minus the EXDATEs, between two keys.
+final class CandidateStream {
+    private let series: SeriesDefinition
+    private let floating: any TimeZoneRules
+    private let highKey: Int64
+    private let lowKey: Int64
+    private var sources: [any CandidateSource]
+    private var heads: [Candidate?]
+    private var lastMatchKey: Int64?
+    private let excludedKeys: Set<Int64>
+    private let excludedDays: Set<Int>
+
+    init(series: SeriesDefinition, floating: any TimeZoneRules, lowKey: Int64, highKey: Int64, meter: ExpansionMeter) {
+        self.series = series
+        self.floating = floating
+        self.lowKey = lowKey
+        self.highKey = highKey
+        let zone = series.start.rules ?? floating
+        var sources: [any CandidateSource] = [ListSource([Self.candidate(series.start, series: series, floating: floating)])]
+
+        // Wall-clock bounds for the iterator, widened by the zone's offsets around each key.
+        func offsets(_ key: Int64) -> [Int] {
+            [key - 172_800, key, key + 172_800].map { zone.utcOffset(atInstant: $0) }
+        }
+        let lowLocal = LocalDateTime(secondsSinceEpoch: lowKey + Int64(offsets(lowKey).min() ?? 0) - 3600)
+        let highLocal = LocalDateTime(secondsSinceEpoch: highKey + Int64(offsets(highKey).max() ?? 0) + 3600)
+        let dtstart = series.start.value.local
+        for rule in series.rules {
+            let (until, untilLimit) = Self.until(rule, series: series, floating: floating)
+            let jump: LocalDateTime? = rule.count == nil && lowLocal > dtstart ? lowLocal : nil
+            let iterationStart = jump ?? dtstart
+            let budget = meter.budget
+            let (stepsSpan, overflow) = Int64(budget.maximumIteratorSteps)
+                .multipliedReportingOverflow(by: rule.frequency.periodSeconds * Int64(rule.interval))
+            let span = overflow ? budget.maximumSpan : min(stepsSpan, budget.maximumSpan)
+            let cap = iterationStart.adding(seconds: span)
+            var desiredEnd = highLocal
+            if let untilLimit, untilLimit < desiredEnd { desiredEnd = untilLimit }
+            let end = min(desiredEnd, cap)
+            let stream = RuleInstanceStream(rule: rule, dtstart: dtstart, isDate: series.isAllDay, jumpTo: jump,
+                                            end: end, endIsCapped: cap < desiredEnd, until: until, meter: meter)
+            sources.append(RuleSource(stream: stream, series: series, floating: floating))
+        }
+        let dates = series.recurrenceDates.map { date -> Candidate in
+            var candidate = Self.candidate(date.start, series: series, floating: floating)
+            candidate.periodEnd = date.end
+            return candidate
+        }
+        sources.append(ListSource(dates.sorted { $0.key < $1.key }))
+        self.sources = sources
+        self.heads = Array(repeating: nil, count: sources.count)
+        for index in sources.indices { heads[index] = self.sources[index].next() }
+
+        var keys = Set<Int64>(), days = Set<Int>()
+        for exception in series.exceptionDates {
+            if series.isAllDay {
+                days.insert(Self.allDayDate(exception, floating: floating).daysSinceEpoch)
+            } else if exception.value.isDate {
+                days.insert(exception.value.date.daysSinceEpoch)
+            } else {
+                keys.insert(exception.key(floating: floating))
+            }
+        }
+        self.excludedKeys = keys
+        self.excludedDays = days
+    }
+
+    /// The key of the next candidate, without taking it (nil at the end).
+    var peekKey: Int64? {
+        var best: Int64?
+        for head in heads { if let key = head?.key, key < (best ?? .max) { best = key } }
+        return best
+    }
+
+    /// The next candidate in key order, or nil past `highKey` or at the end.
+    func next() -> Candidate? {
+        while true {
+            var best: Int?
+            for index in heads.indices {
+                guard let head = heads[index] else { continue }
+                if let current = best, let bestHead = heads[current], bestHead.key <= head.key { continue }
+                best = index
+            }
+            guard let index = best, let candidate = heads[index] else { return nil }
+            guard candidate.key < highKey else {
+                heads = heads.map { _ in nil }
+                return nil
+            }
+            heads[index] = sources[index].next()
+            if candidate.matchKey == lastMatchKey { continue }
+            lastMatchKey = candidate.matchKey
+            if candidate.key < lowKey { continue }
+            if isExcluded(candidate) { continue }
+            return candidate
+        }
+    }
+
+    private func isExcluded(_ candidate: Candidate) -> Bool {
+        if series.isAllDay { return excludedDays.contains(candidate.start.value.date.daysSinceEpoch) }
+        if excludedKeys.contains(candidate.key) { return true }
+        guard !excludedDays.isEmpty else { return false }
+        let rules = candidate.start.rules ?? floating
+        let localDate = candidate.start.value.zone == .floating && candidate.start.rules == nil
+            ? candidate.start.value.date : rules.local(at: candidate.key).date
+        return excludedDays.contains(localDate.daysSinceEpoch)
+    }
+
+    static func candidate(_ start: ResolvedTime, series: SeriesDefinition, floating: any TimeZoneRules) -> Candidate {
+        let key = start.key(floating: floating)
+        let matchKey = series.isAllDay ? Int64(start.value.date.daysSinceEpoch) : key
+        return Candidate(start: start, key: key, matchKey: matchKey, periodEnd: nil)
+    }
+
+    /// The date an all-day series sees in a value: DATE and local values as written, UTC
+    /// values in the floating zone.
+    static func allDayDate(_ time: ResolvedTime, floating: any TimeZoneRules) -> CalendarDate {
+        guard time.value.zone == .utc, !time.value.isDate else { return time.value.date }
+        return floating.local(at: time.value.local.secondsSinceEpoch).date
+    }
+
+    /// The UNTIL test for one rule and a wall-clock point after which it always fails.
+    static func until(_ rule: RecurrenceRuleText, series: SeriesDefinition,
+                      floating: any TimeZoneRules) -> ((LocalDateTime) -> UntilVerdict, LocalDateTime?) {
+        guard let until = rule.until else { return ({ _ in .inside }, nil) }
+        if until.isDate || series.isAllDay {
+            // A DATE UNTIL includes its whole day; an all-day series compares dates.
+            let last = until.isDate ? until.date
+                : allDayDate(ResolvedTime(value: until, rules: nil), floating: floating)
+            return ({ $0.date <= last ? .inside : .beyond }, LocalDateTime(date: last.adding(days: 1)))
+        }
+        if until.zone == .utc {
+            let untilKey = until.local.secondsSinceEpoch
+            let zone = series.start.rules ?? floating
+            let limit = zone.local(at: untilKey).adding(seconds: 3 * 3600)
+            return ({ local in
+                if zone.instant(for: local) <= untilKey { return .inside }
+                return local > limit ? .beyond : .outside
+            }, limit)
+        }
+        // A local UNTIL (invalid with a zoned DTSTART) is read on DTSTART's wall clock.
+        let last = until.local
+        return ({ $0 <= last ? .inside : .beyond }, last)
+    }
+}
+
+/// A source of candidates in key order.
+protocol CandidateSource: AnyObject {
+    func next() -> Candidate?
+}
+
+/// A finite, sorted list of candidates.
+final class ListSource: CandidateSource {
+    private var items: [Candidate]
+    private var index = 0
+    init(_ items: [Candidate]) { self.items = items }
+    func next() -> Candidate? {
+        guard index < items.count else { return nil }
+        defer { index += 1 }
+        return items[index]
+    }
+}
+
+/// The instances of one RRULE as candidates, in instant order.
+///
+/// Wall-clock order is instant order except for times in a daylight-saving gap, which move
+/// forward by the gap (RFC 5545 §3.3.5) and may pass later instances. Such a moved
+/// candidate waits until an instance that was not moved reaches its instant.
+final class RuleSource: CandidateSource {
+    private let stream: RuleInstanceStream
+    private let series: SeriesDefinition
+    private let floating: any TimeZoneRules
+    private var pending: [Candidate] = []
+    private var lastRegularKey = Int64.min
+    private var finished = false
+
+    init(stream: RuleInstanceStream, series: SeriesDefinition, floating: any TimeZoneRules) {
+        self.stream = stream
+        self.series = series
+        self.floating = floating
+    }
+
+    func next() -> Candidate? {
+        while true {
+            if let first = pending.first, finished || first.key <= lastRegularKey {
+                pending.removeFirst()
+                return first
+            }
+            if finished { return nil }
+            guard let local = stream.next() else { finished = true; continue }
+            let value = series.isAllDay ? DateTime(date: local.date) : DateTime(local, zone: series.start.value.zone)
+            let candidate = CandidateStream.candidate(ResolvedTime(value: value, rules: series.start.rules),
+                                                      series: series, floating: floating)
+            let zone = series.start.rules ?? floating
+            let moved = !series.isAllDay && zone.local(at: candidate.key) != local && value.zone != .utc
+            if !moved { lastRegularKey = max(lastRegularKey, candidate.key) }
+            let index = pending.firstIndex { $0.key > candidate.key } ?? pending.count
+            pending.insert(candidate, at: index)
+        }
+    }
+}
+
+/// The state of one lazy expansion: candidates from the master, overrides applied, results
+/// re-ordered by start, the window and the budget enforced.
+final class OccurrenceExpander {
+    let meter: ExpansionMeter
+    private let set: RecurrenceSet
+    private let window: Range<Int64>
+    private let floating: any TimeZoneRules
+    private var candidates: CandidateStream?
+    private var buffer: [(occurrence: Occurrence, startKey: Int64, order: Int64)] = []
+    private var singles: [Int64: OverrideDefinition] = [:]
+    private var singleDays: [Int: OverrideDefinition] = [:]
+    private var futures: [(matchKey: Int64, override: OverrideDefinition, delta: Int64)] = []
+    private var minimumShift: Int64 = 0
+    private var emitted = 0
+    private var done = false
+
+    /// Instants outside years 1...9999 are clamped.
+    private static let earliest: Int64 = -62_135_596_800
+    private static let latest: Int64 = 253_402_300_799
+
+    init(set: RecurrenceSet, window: Range<Int64>, floatingZone: any TimeZoneRules, budget: ExpansionBudget) {
+        self.meter = ExpansionMeter(budget: budget)
+        self.set = set
+        let lower = min(max(window.lowerBound, Self.earliest), Self.latest)
+        let upper = min(max(window.upperBound, Self.earliest), Self.latest)
+        self.window = lower..<max(lower, upper)
+        self.floating = floatingZone
+        prepare()
+    }
+
+    private func intersects(_ startKey: Int64, _ endKey: Int64) -> Bool {
+        guard startKey < window.upperBound else { return false }
+        return endKey > window.lowerBound || (endKey == startKey && startKey >= window.lowerBound)
+    }
+
+    private func enqueue(_ occurrence: Occurrence, startKey: Int64, endKey: Int64, order: Int64) {
+        guard intersects(startKey, endKey) else { return }
+        let index = buffer.firstIndex { ($0.startKey, $0.order) > (startKey, order) } ?? buffer.count
+        buffer.insert((occurrence, startKey, order), at: index)
+    }
+
+    private func prepare() {
+        guard !window.isEmpty else { done = true; return }
+        guard let series = set.series else {
+            // No master: every override is a standalone occurrence.
+            for override in set.overrideDefinitions where !override.isCancelled {
+                let (occurrence, startKey, endKey) = make(start: override.start, end: override.ownEnd(series: nil),
+                                                          recurrenceIdentifier: override.recurrenceIdentifier.value,
+                                                          component: override.component, isOverride: true)
+                enqueue(occurrence, startKey: startKey, endKey: endKey, order: override.recurrenceIdentifier.key(floating: floating))
+            }
+            return
+        }
+
+        var maximumLength = series.end.upperBoundSeconds
+        for date in series.recurrenceDates { maximumLength = max(maximumLength, date.end?.upperBoundSeconds ?? 0) }
+        var maximumShift: Int64 = 0
+        var needsMembership: [OverrideDefinition] = []
+        for override in set.overrideDefinitions {
+            let ridKey = override.recurrenceIdentifier.key(floating: floating)
+            if series.isAllDay {
+                let day = CandidateStream.allDayDate(override.recurrenceIdentifier, floating: floating).daysSinceEpoch
+                singles[Int64(day)] = override
+            } else if override.recurrenceIdentifier.value.isDate {
+                singleDays[override.recurrenceIdentifier.value.date.daysSinceEpoch] = override
+            } else {
+                singles[ridKey] = override
+            }
+            if override.isThisAndFuture {
+                let delta = shift(of: override, series: series)
+                let matchKey = series.isAllDay
+                    ? Int64(CandidateStream.allDayDate(override.recurrenceIdentifier, floating: floating).daysSinceEpoch) : ridKey
+                futures.append((matchKey, override, delta))
+                maximumShift = max(maximumShift, delta)
+                minimumShift = min(minimumShift, delta)
+                maximumLength = max(maximumLength, (override.end ?? series.end).upperBoundSeconds)
+                needsMembership.append(override)
+            } else if !override.isCancelled {
+                let (_, startKey, endKey) = make(start: override.start, end: override.ownEnd(series: series),
+                                                 recurrenceIdentifier: override.recurrenceIdentifier.value,
+                                                 component: override.component, isOverride: true)
+                if intersects(startKey, endKey) { needsMembership.append(override) }
+            }
+        }
+        futures.sort { $0.matchKey < $1.matchKey }
+
+        // Which overrides the master still generates (after EXDATE); the others are dropped.
+        var generated = Set<Int64>(), generatedDays = Set<Int>()
+        var membershipKnown = true
+        if !needsMembership.isEmpty {
+            let keys = needsMembership.map { $0.recurrenceIdentifier.key(floating: floating) }
+            let low = (keys.min() ?? 0) - 2 * 86_400, high = (keys.max() ?? 0) + 2 * 86_400
+            let membershipMeter = ExpansionMeter(budget: meter.budget)
+            let stream = CandidateStream(series: series, floating: floating, lowKey: low, highKey: high, meter: membershipMeter)
+            while let candidate = stream.next() {
+                generated.insert(candidate.matchKey)
+                generatedDays.insert(localDate(of: candidate).daysSinceEpoch)
+            }
+            if let truncation = membershipMeter.truncation {
+                membershipKnown = false
+                meter.truncate(truncation)
+            }
+        }
+        func isGenerated(_ override: OverrideDefinition) -> Bool {
+            guard membershipKnown else { return true }
+            if series.isAllDay {
+                return generated.contains(Int64(CandidateStream.allDayDate(override.recurrenceIdentifier, floating: floating).daysSinceEpoch))
+            }
+            if override.recurrenceIdentifier.value.isDate {
+                return generatedDays.contains(override.recurrenceIdentifier.value.date.daysSinceEpoch)
+            }
+            return generated.contains(override.recurrenceIdentifier.key(floating: floating))
+        }
+        futures.removeAll { !isGenerated($0.override) }
+        for override in needsMembership where !override.isCancelled && isGenerated(override) {
+            let (occurrence, startKey, endKey) = make(start: override.start, end: override.ownEnd(series: series),
+                                                      recurrenceIdentifier: override.recurrenceIdentifier.value,
+                                                      component: override.component, isOverride: true)
+            enqueue(occurrence, startKey: startKey, endKey: endKey, order: override.recurrenceIdentifier.key(floating: floating))
+        }
+
+        // THISANDFUTURE shifts are wall-clock times: allow for a daylight-saving change in them.
+        let shiftSlack: Int64 = futures.isEmpty ? 0 : 4 * 3600
+        let lowKey = window.lowerBound - maximumLength - maximumShift - shiftSlack
+        let highKey = window.upperBound - minimumShift + shiftSlack
+        candidates = CandidateStream(series: series, floating: floating, lowKey: lowKey, highKey: highKey, meter: meter)
+    }
+
+    /// The start delta of a THISANDFUTURE override, on the series' wall clock.
+    private func shift(of override: OverrideDefinition, series: SeriesDefinition) -> Int64 {
+        if series.isAllDay {
+            let from = CandidateStream.allDayDate(override.recurrenceIdentifier, floating: floating)
+            return Int64(override.start.value.date.daysSinceEpoch - from.daysSinceEpoch) * 86_400
+        }
+        let zone = series.start.rules ?? floating
+        let from = zone.local(at: override.recurrenceIdentifier.key(floating: floating))
+        let to = zone.local(at: override.start.key(floating: floating))
+        return to.secondsSinceEpoch - from.secondsSinceEpoch
+    }
+
+    private func localDate(of candidate: Candidate) -> CalendarDate {
+        if candidate.start.value.isDate { return candidate.start.value.date }
+        guard let rules = candidate.start.rules else { return candidate.start.value.date }
+        return rules.local(at: candidate.key).date
+    }
+
+    /// The next occurrence in start order.
+    func next() -> Occurrence? {
+        while !done {
+            let peek = candidates?.peekKey
+            let horizon = peek.map { $0 + minimumShift } ?? Int64.max
+            if let first = buffer.first, first.startKey < horizon || peek == nil {
+                if emitted >= meter.budget.maximumOccurrences {
+                    meter.truncate(.occurrences)
+                    done = true
+                    return nil
+                }
+                buffer.removeFirst()
+                emitted += 1
+                return first.occurrence
+            }
+            guard let stream = candidates, let candidate = stream.next() else {
+                candidates = nil
+                if buffer.isEmpty { done = true }
+                continue
+            }
+            process(candidate)
+        }
+        return nil
+    }
+
+    private func process(_ candidate: Candidate) {
+        guard let series = set.series else { return }
+        if singles[candidate.matchKey] != nil { return }
+        if !series.isAllDay, !singleDays.isEmpty, singleDays[localDate(of: candidate).daysSinceEpoch] != nil { return }
+        let recurrenceIdentifier = recurrenceIdentifier(of: candidate, series: series)
+        if let future = futures.last(where: { $0.matchKey < candidate.matchKey }) {
+            if future.override.isCancelled { return }
+            let start: ResolvedTime
+            if series.isAllDay {
+                start = ResolvedTime(value: DateTime(date: candidate.start.value.date.adding(days: Int(future.delta / 86_400))), rules: nil)
+            } else if let rules = candidate.start.rules {
+                let local = rules.local(at: candidate.key).adding(seconds: future.delta)
+                start = ResolvedTime(value: DateTime(local, zone: candidate.start.value.zone == .utc ? .utc : series.start.value.zone),
+                                     rules: candidate.start.value.zone == .utc ? FixedOffsetZone.utc : series.start.rules)
+            } else {
+                start = ResolvedTime(value: DateTime(candidate.start.value.local.adding(seconds: future.delta), zone: .floating), rules: nil)
+            }
+            let end = future.override.end ?? candidate.periodEnd ?? series.end
+            let (occurrence, startKey, endKey) = make(start: start, end: end, recurrenceIdentifier: recurrenceIdentifier,
+                                                      component: future.override.component, isOverride: true)
+            enqueue(occurrence, startKey: startKey, endKey: endKey, order: candidate.key)
+            return
+        }
+        let (occurrence, startKey, endKey) = make(start: candidate.start, end: candidate.periodEnd ?? series.end,
+                                                  recurrenceIdentifier: recurrenceIdentifier,
+                                                  component: series.component, isOverride: false)
+        enqueue(occurrence, startKey: startKey, endKey: endKey, order: candidate.key)
+    }
+
+    /// The instance's original start in DTSTART's form: converted into DTSTART's zone when
+    /// an RDATE names another zone.
+    private func recurrenceIdentifier(of candidate: Candidate, series: SeriesDefinition) -> DateTime {
+        let value = candidate.start.value
+        guard !value.isDate, value.zone != series.start.value.zone, let rules = series.start.rules else { return value }
+        return DateTime(rules.local(at: candidate.key), zone: series.start.value.zone)
+    }
+
+    /// Builds an occurrence from a start and how it ends; returns it with its start and end keys.
+    private func make(start: ResolvedTime, end: EndSpecification, recurrenceIdentifier: DateTime,
+                      component: Component, isOverride: Bool) -> (Occurrence, Int64, Int64) {
+        let startKey = start.key(floating: floating)
+        let isFloating = start.rules == nil
+        var startValue = start.value
+        if !isFloating, !start.value.isDate, let rules = start.rules {
+            startValue = DateTime(rules.local(at: startKey), zone: start.value.zone)  // a gap time moves forward
+        }
+        var endValue = startValue
+        var endKey = startKey
+        var endIsFloating = isFloating
+        switch end {
+        case .none:
+            break
+        case .days(let days):
+            if startValue.isDate {
+                endValue = DateTime(date: startValue.date.adding(days: days))
+                endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
+            } else {
+                let local = startValue.local.adding(seconds: Int64(days) * 86_400)
+                endValue = DateTime(local, zone: startValue.zone)
+                endKey = ResolvedTime(value: endValue, rules: start.rules).key(floating: floating)
+            }
+        case .exact(let seconds, let zone, let rules):
+            if startValue.isDate {
+                endValue = DateTime(date: startValue.date.adding(days: Int(seconds / 86_400)))
+                endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
+            } else if isFloating {
+                endValue = DateTime(startValue.local.adding(seconds: seconds), zone: .floating)
+                endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
+            } else {
+                endKey = startKey + seconds
+                let endRules = rules ?? start.rules ?? FixedOffsetZone.utc
+                let endZone: DateTime.Zone = rules == nil ? startValue.zone : zone
+                endValue = DateTime(endRules.local(at: endKey), zone: endZone == .floating ? startValue.zone : endZone)
+                endIsFloating = false
+            }
+        case .nominal(let duration):
+            if startValue.isDate {
+                let days = duration.nominalDays + Int((duration.exactSeconds + 86_399) / 86_400)
+                endValue = DateTime(date: startValue.date.adding(days: max(0, days)))
+                endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
+            } else {
+                let wall = LocalDateTime(date: startValue.local.date.adding(days: duration.nominalDays), time: startValue.local.time)
+                if let rules = start.rules {
+                    endKey = rules.instant(for: wall) + duration.exactSeconds
+                    endValue = DateTime(rules.local(at: endKey), zone: startValue.zone)
+                } else {
+                    endValue = DateTime(wall.adding(seconds: duration.exactSeconds), zone: .floating)
+                    endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
+                }
+            }
+        }
+        if endKey < startKey {
+            endKey = startKey
+            endValue = startValue
+            endIsFloating = isFloating
+        }
+        let occurrence = Occurrence(uid: set.uid, recurrenceIdentifier: recurrenceIdentifier, start: startValue, end: endValue,
+                                    startInstant: isFloating ? nil : startKey, endInstant: endIsFloating ? nil : endKey,
+                                    isAllDay: startValue.isDate, component: component, isOverride: isOverride)
+        return (occurrence, startKey, endKey)
+    }
+}

@@ -1,0 +1,232 @@
+/// A date or date-time value with the rules of its zone resolved: nil rules mean floating
+/// (a floating DATE-TIME, a DATE, or a TZID the lookup could not resolve).
+struct ResolvedTime: Sendable {
+    var value: DateTime
+    var rules: (any TimeZoneRules)?
+
+    /// The instant used to order and compare the value: its own zone, else `floating`.
+    func key(floating: any TimeZoneRules) -> Int64 {
+        if value.zone == .utc { return value.local.secondsSinceEpoch }
+        return (rules ?? floating).instant(for: value.local)
+    }
+}
+
+/// How an instance's end follows from its start.
+enum EndSpecification: Sendable {
+    /// Zero length (a DATE-TIME start without DTEND, DURATION or DUE).
+    case none
+    /// Whole days on the calendar (all-day instances).
+    case days(Int)
+    /// An exact number of seconds (DTEND or DUE minus DTSTART), the end shown in `zone`.
+    case exact(seconds: Int64, zone: DateTime.Zone, rules: (any TimeZoneRules)?)
+    /// A DURATION: days and weeks on the wall clock, then exact seconds (RFC 5545 §3.3.6).
+    case nominal(Duration)
+
+    /// An upper bound of the length in seconds, for sizing the look-back before a window.
+    var upperBoundSeconds: Int64 {
+        switch self {
+        case .none: return 0
+        case .days(let days): return max(0, Int64(days)) * 86_400 + 7 * 3600
+        case .exact(let seconds, _, _): return max(0, seconds)
+        case .nominal(let duration):
+            return max(0, Int64(duration.nominalDays) * 86_400 + duration.exactSeconds + 7 * 3600)
+        }
+    }
+}
+
+/// Resolves TZIDs through the caller's lookup and remembers those it could not resolve.
+struct ZoneResolver {
+    let lookup: @Sendable (String) -> (any TimeZoneRules)?
+    private(set) var unresolved: [String] = []
+
+    init(lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) { self.lookup = lookup }
+
+    /// Reads a DATE or DATE-TIME property value. A floating value inside a zoned series is
+    /// read in the series' zone (`seriesRules`).
+    mutating func time(_ text: String, timeZoneIdentifier: String?, seriesRules: (any TimeZoneRules)?) -> ResolvedTime? {
+        guard let value = DateTime(iCalendar: text.filter { $0 != " " }, timeZoneIdentifier: timeZoneIdentifier) else { return nil }
+        switch value.zone {
+        case .utc: return ResolvedTime(value: value, rules: FixedOffsetZone.utc)
+        case .floating: return ResolvedTime(value: value, rules: value.isDate ? nil : seriesRules)
+        case .identifier(let identifier):
+            if let rules = lookup(identifier) { return ResolvedTime(value: value, rules: rules) }
+            if !unresolved.contains(identifier) { unresolved.append(identifier) }
+            return ResolvedTime(value: value, rules: nil)
+        }
+    }
+
+    mutating func time(_ property: Property?, seriesRules: (any TimeZoneRules)?) -> ResolvedTime? {
+        guard let property else { return nil }
+        return time(property.rawValue, timeZoneIdentifier: property[parameter: .timeZoneIdentifier], seriesRules: seriesRules)
+    }
+
+    /// A key naming one RECURRENCE-ID for choosing between versions of an override.
+    static func identityKey(_ property: Property, lookup: @Sendable (String) -> (any TimeZoneRules)?) -> String {
+        let tzid = property[parameter: .timeZoneIdentifier]
+        guard let value = DateTime(iCalendar: property.rawValue, timeZoneIdentifier: tzid) else {
+            return "raw:" + property.rawValue
+        }
+        if value.isDate { return "D\(value.date.daysSinceEpoch)" }
+        switch value.zone {
+        case .utc: return "I\(value.local.secondsSinceEpoch)"
+        case .floating: return "L\(value.local.secondsSinceEpoch)"
+        case .identifier(let identifier):
+            guard let rules = lookup(identifier) else { return "L\(value.local.secondsSinceEpoch)" }
+            return "I\(rules.instant(for: value.local))"
+        }
+    }
+}
+
+/// One RDATE value: a start, and for `VALUE=PERIOD` its own end.
+struct RecurrenceDate: Sendable {
+    var start: ResolvedTime
+    var end: EndSpecification?
+}
+
+/// The master of a series, read once: DTSTART, how instances end, rules, RDATE and EXDATE.
+struct SeriesDefinition: Sendable {
+    let component: Component
+    let start: ResolvedTime
+    let end: EndSpecification
+    let rules: [RecurrenceRuleText]
+    let recurrenceDates: [RecurrenceDate]
+    let exceptionDates: [ResolvedTime]
+
+    var isAllDay: Bool { start.value.isDate }
+
+    /// Nil when the component has no readable DTSTART (nor DUE for a VTODO): such a
+    /// component has no occurrences.
+    init?(component: Component, resolver: inout ZoneResolver) {
+        var startProperty = component.property(.dateTimeStart)
+        if startProperty == nil, component.matches(.todo) { startProperty = component.property(.dateTimeDue) }
+        guard let start = resolver.time(startProperty, seriesRules: nil) else { return nil }
+        self.component = component
+        self.start = start
+        self.end = Self.end(of: component, start: start, resolver: &resolver) ?? Self.defaultEnd(start)
+        self.rules = component.properties(.recurrenceRule).compactMap { RecurrenceRuleText($0.rawValue) }
+
+        var dates: [RecurrenceDate] = []
+        for property in component.properties(.recurrenceDates) {
+            let tzid = property[parameter: .timeZoneIdentifier]
+            let isPeriod = property[parameter: .valueType].map { ASCII.equalsIgnoringCase($0, "PERIOD") } ?? false
+            for item in property.rawValue.split(separator: ",") {
+                let text = String(item)
+                if isPeriod || text.contains("/") {
+                    let pieces = text.split(separator: "/", maxSplits: 1).map(String.init)
+                    guard pieces.count == 2,
+                          let periodStart = resolver.time(pieces[0], timeZoneIdentifier: tzid, seriesRules: start.rules) else { continue }
+                    let coerced = Self.coerce(periodStart, to: start)
+                    var periodEnd: EndSpecification?
+                    if let duration = Duration(iCalendar: pieces[1]) {
+                        periodEnd = coerced.value.isDate
+                            ? .days(max(1, duration.nominalDays + Int((duration.exactSeconds + 86_399) / 86_400)))
+                            : (duration.isNegative ? EndSpecification.none : .nominal(duration))
+                    } else if let endTime = resolver.time(pieces[1], timeZoneIdentifier: tzid, seriesRules: start.rules) {
+                        periodEnd = Self.exactEnd(from: coerced, to: endTime)
+                    }
+                    dates.append(RecurrenceDate(start: coerced, end: periodEnd))
+                } else if let time = resolver.time(text, timeZoneIdentifier: tzid, seriesRules: start.rules) {
+                    dates.append(RecurrenceDate(start: Self.coerce(time, to: start), end: nil))
+                }
+            }
+        }
+        self.recurrenceDates = dates
+
+        var exceptions: [ResolvedTime] = []
+        for property in component.properties(.exceptionDates) {
+            let tzid = property[parameter: .timeZoneIdentifier]
+            for item in property.rawValue.split(separator: ",") {
+                if let time = resolver.time(String(item), timeZoneIdentifier: tzid, seriesRules: start.rules) {
+                    exceptions.append(time)
+                }
+            }
+        }
+        self.exceptionDates = exceptions
+    }
+
+    /// The end a start has without DTEND, DURATION or DUE: one day for a DATE, zero length
+    /// for a DATE-TIME (RFC 5545 §3.6.1).
+    static func defaultEnd(_ start: ResolvedTime) -> EndSpecification {
+        start.value.isDate ? .days(1) : .none
+    }
+
+    /// The end from DTEND, DUE (VTODO) or DURATION, or nil when there is none.
+    static func end(of component: Component, start: ResolvedTime, resolver: inout ZoneResolver) -> EndSpecification? {
+        let endProperty = component.matches(.todo) ? component.property(.dateTimeDue) : component.property(.dateTimeEnd)
+        if let endProperty, let endTime = resolver.time(endProperty, seriesRules: start.rules) {
+            // A VTODO without DTSTART starts at DUE: zero length.
+            if component.matches(.todo), component.property(.dateTimeStart) == nil { return defaultEnd(start) }
+            return exactEnd(from: start, to: endTime)
+        }
+        if let text = component[.duration], let duration = Duration(iCalendar: text.filter { $0 != " " }) {
+            if start.value.isDate {
+                let days = duration.nominalDays + Int((duration.exactSeconds + 86_399) / 86_400)
+                return days > 0 ? .days(days) : .days(1)
+            }
+            return duration.isNegative ? EndSpecification.none : .nominal(duration)
+        }
+        return nil
+    }
+
+    /// DTEND minus DTSTART as an exact length, coerced to DTSTART's type; an end before
+    /// the start gives zero length.
+    static func exactEnd(from start: ResolvedTime, to end: ResolvedTime) -> EndSpecification {
+        if start.value.isDate {
+            let days = end.value.date.daysSinceEpoch - start.value.date.daysSinceEpoch
+            return days > 0 ? .days(days) : .days(1)
+        }
+        // Floating sides are read as UTC here: only their wall-clock difference matters.
+        let utc = FixedOffsetZone.utc
+        let endValue = end.value.isDate ? ResolvedTime(value: DateTime(LocalDateTime(date: end.value.date), zone: start.value.zone),
+                                                       rules: start.rules) : end
+        let seconds = endValue.key(floating: utc) - start.key(floating: utc)
+        guard seconds > 0 else { return EndSpecification.none }
+        return .exact(seconds: seconds, zone: endValue.value.zone, rules: endValue.rules)
+    }
+
+    /// A value coerced to DTSTART's type: a DATE in a DATE-TIME series gets DTSTART's time
+    /// of day and zone; a DATE-TIME in an all-day series keeps its date as written.
+    static func coerce(_ time: ResolvedTime, to start: ResolvedTime) -> ResolvedTime {
+        if start.value.isDate && !time.value.isDate {
+            return ResolvedTime(value: DateTime(date: time.value.date), rules: nil)
+        }
+        if !start.value.isDate && time.value.isDate {
+            return ResolvedTime(value: DateTime(LocalDateTime(date: time.value.date, time: start.value.local.time),
+                                                zone: start.value.zone), rules: start.rules)
+        }
+        return time
+    }
+}
+
+/// One override (a component with RECURRENCE-ID), read once.
+struct OverrideDefinition: Sendable {
+    let component: Component
+    let recurrenceIdentifier: ResolvedTime
+    let start: ResolvedTime
+    let hasOwnStart: Bool
+    let end: EndSpecification?
+    let isThisAndFuture: Bool
+    let isCancelled: Bool
+
+    init?(component: Component, series: SeriesDefinition?, resolver: inout ZoneResolver) {
+        guard let property = component.property(.recurrenceIdentifier),
+              let recurrenceIdentifier = resolver.time(property, seriesRules: series?.start.rules) else { return nil }
+        self.component = component
+        self.recurrenceIdentifier = recurrenceIdentifier
+        let ownStart = resolver.time(component.property(.dateTimeStart), seriesRules: series?.start.rules)
+        self.hasOwnStart = ownStart != nil
+        let start = ownStart ?? recurrenceIdentifier
+        self.start = start
+        self.end = SeriesDefinition.end(of: component, start: start, resolver: &resolver)
+        self.isThisAndFuture = property[parameter: .range].map { ASCII.equalsIgnoringCase($0, "THISANDFUTURE") } ?? false
+        self.isCancelled = component[.status].map { ASCII.equalsIgnoringCase($0, "CANCELLED") } ?? false
+    }
+
+    /// How this override's own occurrence ends: its own DTEND/DURATION/DUE; else the
+    /// default for its start type when it has its own DTSTART; else the series' end.
+    func ownEnd(series: SeriesDefinition?) -> EndSpecification {
+        if let end { return end }
+        if hasOwnStart || series == nil { return SeriesDefinition.defaultEnd(start) }
+        return series?.end ?? SeriesDefinition.defaultEnd(start)
+    }
+}
