@@ -78,7 +78,7 @@ struct ZoneResolver {
 }
 
 /// One RDATE value: a start, and for `VALUE=PERIOD` its own end.
-struct RecurrenceDate: Sendable {
+struct ResolvedRecurrenceDate: Sendable {
     var start: ResolvedTime
     var end: EndSpecification?
 }
@@ -89,7 +89,7 @@ struct SeriesDefinition: Sendable {
     let start: ResolvedTime
     let end: EndSpecification
     let rules: [RecurrenceRuleText]
-    let recurrenceDates: [RecurrenceDate]
+    let recurrenceDates: [ResolvedRecurrenceDate]
     let exceptionDates: [ResolvedTime]
 
     var isAllDay: Bool { start.value.isDate }
@@ -105,7 +105,7 @@ struct SeriesDefinition: Sendable {
         self.end = Self.end(of: component, start: start, resolver: &resolver) ?? Self.defaultEnd(start)
         self.rules = component.properties(.recurrenceRule).compactMap { RecurrenceRuleText($0.rawValue) }
 
-        var dates: [RecurrenceDate] = []
+        var dates: [ResolvedRecurrenceDate] = []
         for property in component.properties(.recurrenceDates) {
             let tzid = property[parameter: .timeZoneIdentifier]
             let isPeriod = property[parameter: .valueType].map { ASCII.equalsIgnoringCase($0, "PERIOD") } ?? false
@@ -124,9 +124,9 @@ struct SeriesDefinition: Sendable {
                     } else if let endTime = resolver.time(pieces[1], timeZoneIdentifier: tzid, seriesRules: start.rules) {
                         periodEnd = Self.exactEnd(from: coerced, to: endTime)
                     }
-                    dates.append(RecurrenceDate(start: coerced, end: periodEnd))
+                    dates.append(ResolvedRecurrenceDate(start: coerced, end: periodEnd))
                 } else if let time = resolver.time(text, timeZoneIdentifier: tzid, seriesRules: start.rules) {
-                    dates.append(RecurrenceDate(start: Self.coerce(time, to: start), end: nil))
+                    dates.append(ResolvedRecurrenceDate(start: Self.coerce(time, to: start), end: nil))
                 }
             }
         }
