@@ -2,9 +2,9 @@ import ICalKit
 
 /// Builders shared by the recurrence tests.
 enum RecurrenceTestSupport {
-    static let newYork = FoundationTimeZoneRules("America/New_York")!
-    static let berlin = FoundationTimeZoneRules("Europe/Berlin")!
-    static let sydney = FoundationTimeZoneRules("Australia/Sydney")!
+    static let newYork = IANATimeZone(named: "America/New_York")!
+    static let berlin = IANATimeZone(named: "Europe/Berlin")!
+    static let sydney = IANATimeZone(named: "Australia/Sydney")!
 
     /// Reads VEVENT/VTODO lines (wrapped in a VCALENDAR) and returns the first recurrence set.
     static func set(_ lines: [String]) -> RecurrenceSet {
@@ -16,7 +16,8 @@ enum RecurrenceTestSupport {
         let text = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//OpenEventKit//Tests//EN"] + lines + ["END:VCALENDAR"])
             .joined(separator: "\r\n") + "\r\n"
         let calendar = try! ICalReader().read(text).calendars[0]
-        return RecurrenceSet.sets(in: calendar, zoneLookup: FoundationTimeZoneRules.lookup)
+        let resolver = TimeZoneResolver(calendar: calendar)
+        return RecurrenceSet.sets(in: calendar, zoneLookup: { resolver.resolve($0)?.rules })
     }
 
     /// A VEVENT with a UID and the given lines.
