@@ -27,15 +27,16 @@ struct ICalRunner {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `ical` with arguments, optional standard input, in `directory`.
-    static func run(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil) throws -> Output {
+    static func run(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil,
+                    environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("ical-home-\(UUID().uuidString)")
         process.environment = [
             "TZ": "UTC", "LC_ALL": "C.UTF-8", "COLUMNS": "80", "HOME": home.path,
-            "PATH": "/usr/bin:/bin",
-        ]
+            "PATH": "/usr/bin:/bin", "ICAL_NOW": "2026-11-22T10:00:00",
+        ].merging(environment) { $1 }
         if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out

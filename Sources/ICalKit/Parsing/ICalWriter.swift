@@ -113,3 +113,11 @@ extension Component {
     /// This component as iCalendar text (CRLF, folded). See ``ICalWriter``.
     public func serialized() -> String { ICalWriter().string(self) }
 }
+
+extension ICalWriter {
+    /// Writes bytes to a file atomically (temporary file in the same folder, fsync, rename,
+    /// fsync of the folder), so a reader never sees half a file; `-` is standard output.
+    public static func writeFileAtomically(_ bytes: [UInt8], to path: String) throws(ICalError) {
+        try FileIO.writeAtomically(bytes, to: path)
+    }
+}

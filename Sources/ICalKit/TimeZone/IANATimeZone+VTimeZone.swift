@@ -76,7 +76,10 @@ private struct VTimeZoneBuilder {
     func build(timeZoneIdentifier: String) -> Component {
         var component = Component(kind: .timeZone)
         component.addProperty(Property(.timeZoneIdentifier, rawValue: timeZoneIdentifier))
-        let changes = labeled(zone.transitions(from: lower, through: upper))
+        // Start from the transition in force at `lower`, so the range's first instants lie
+        // after an observance's onset and readers need not guess from TZOFFSETFROM.
+        let previous = zone.transitions(from: lower - 2 * 366 * 86_400, through: lower).last
+        let changes = labeled(zone.transitions(from: previous?.instant ?? lower, through: upper))
         guard !changes.isEmpty else {
             // One offset over the whole range.
             let offset = zone.utcOffset(atInstant: lower)

@@ -18,7 +18,9 @@
 /// - **An embedded VTIMEZONE wins over tzdata, even under an IANA name.** RFC 5545 §3.6.5
 ///   says the VTIMEZONE defines the zone. When its TZID is an IANA name (as written, or
 ///   after removing quotes or a vendor prefix) and it disagrees with tzdata at some
-///   instant it covers (from its first onset on, within ``comparisonYears``), a warning
+///   instant the calendar's own times under that TZID reach (from the earliest year of
+///   those values to the latest, or to the end of ``comparisonYears`` for a recurring
+///   series; never before the VTIMEZONE's first onset), a warning
 ///   names the VTIMEZONE's file and line, the first instant of disagreement and both
 ///   offsets. VTIMEZONEs under Windows names are not compared: Outlook writes only the
 ///   current rule, so they would always disagree with history.
@@ -97,6 +99,7 @@ public struct TimeZoneResolver: Sendable {
         self.comparisonYears = comparisonYears
         var diagnostics: [Diagnostic] = []
         var embedded: [String: VTimeZoneRules] = [:]
+        var comparisons: [(rules: VTimeZoneRules, iana: IANATimeZone, line: Int)] = []
         for component in calendar.components(.timeZone) {
             let rules: VTimeZoneRules
             do {
@@ -116,26 +119,26 @@ public struct TimeZoneResolver: Sendable {
             }
             embedded[rules.identifier] = rules
             if let standard = Self.resolveStandard(rules.identifier), standard.source != .windows,
-               let iana = standard.rules as? IANATimeZone,
-               let difference = Self.firstDisagreement(rules, iana, years: comparisonYears) {
-                diagnostics.append(Diagnostic(
-                    .warning, .timeZone, line: component.line ?? 0, file: file, component: "VTIMEZONE",
-                    message: "VTIMEZONE '\(rules.identifier)' disagrees with tzdata's \(iana.identifier) at "
-                        + "\(LocalDateTime(secondsSinceEpoch: difference.instant))Z (offset "
-                        + "\(VTimeZoneRules.utcOffsetText(difference.embedded)) here, "
-                        + "\(VTimeZoneRules.utcOffsetText(difference.iana)) in tzdata); "
-                        + "the embedded VTIMEZONE is used, as RFC 5545 §3.6.5 says"))
+               let iana = standard.rules as? IANATimeZone {
+                comparisons.append((rules, iana, component.line ?? 0))
             }
         }
         self.embeddedTimeZones = embedded
 
         // Every TZID the calendar uses, with its first property and number of uses.
         var uses: [String: (line: Int, component: String, property: String, count: Int)] = [:]
+        var years: [String: (lower: Int, upper: Int)] = [:]
         var order: [String] = []
         func walk(_ component: Component) {
             guard !component.matches(.timeZone) else { return }
+            let recurs = component.property(.recurrenceRule) != nil
             for property in component.properties {
                 guard let tzid = property[parameter: .timeZoneIdentifier] else { continue }
+                for item in property.rawValue.split(separator: ",") {
+                    guard let year = Int(item.prefix(4)) else { continue }
+                    let known = years[tzid]
+                    years[tzid] = (min(known?.lower ?? year, year), max(known?.upper ?? year, recurs ? Int.max : year))
+                }
                 if let existing = uses[tzid] {
                     uses[tzid]?.count = existing.count + 1
                 } else {
@@ -146,6 +149,25 @@ public struct TimeZoneResolver: Sendable {
             component.components.forEach(walk)
         }
         walk(calendar)
+
+        // An embedded VTIMEZONE is compared with tzdata over the years the calendar's own
+        // times under that TZID span (to the end of comparisonYears for recurring ones), so
+        // an exporter's VTIMEZONE that starts in 1970 with today's rules is not flagged for
+        // history no value in the file reaches.
+        for comparison in comparisons {
+            guard let span = years[comparison.rules.identifier] else { continue }
+            let lower = max(span.lower, comparisonYears.lowerBound)
+            let upper = min(span.upper == Int.max ? comparisonYears.upperBound : span.upper + 1, comparisonYears.upperBound)
+            guard lower <= upper,
+                  let difference = Self.firstDisagreement(comparison.rules, comparison.iana, years: lower...upper) else { continue }
+            diagnostics.append(Diagnostic(
+                .warning, .timeZone, line: comparison.line, file: file, component: "VTIMEZONE",
+                message: "VTIMEZONE '\(comparison.rules.identifier)' disagrees with tzdata's \(comparison.iana.identifier) at "
+                    + "\(LocalDateTime(secondsSinceEpoch: difference.instant))Z (offset "
+                    + "\(VTimeZoneRules.utcOffsetText(difference.embedded)) here, "
+                    + "\(VTimeZoneRules.utcOffsetText(difference.iana)) in tzdata); "
+                    + "the embedded VTIMEZONE is used, as RFC 5545 §3.6.5 says"))
+        }
         var references: [String: Resolution] = [:]
         for tzid in order {
             if let resolution = Self.resolve(tzid, embedded: embedded) {

@@ -235,3 +235,48 @@ import ICalKit
         #expect(resolver.diagnostics.contains { $0.message.contains("'Broken'") && $0.line == 22 })
     }
 }
+
+@Suite struct ExporterVTimeZoneTests {
+    /// Thunderbird, Google and others write a VTIMEZONE starting in 1970 with today's rules;
+    /// tzdata's Berlin had no DST before 1980. Values in 2026 never reach that history.
+    @Test func exporterStyleVTimeZoneIsNotFlaggedForHistoryTheValuesNeverReach() throws {
+        let text = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//x//y//EN\r
+            BEGIN:VTIMEZONE\r
+            TZID:Europe/Berlin\r
+            BEGIN:DAYLIGHT\r
+            TZOFFSETFROM:+0100\r
+            TZOFFSETTO:+0200\r
+            DTSTART:19700329T020000\r
+            RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU\r
+            END:DAYLIGHT\r
+            BEGIN:STANDARD\r
+            TZOFFSETFROM:+0200\r
+            TZOFFSETTO:+0100\r
+            DTSTART:19701025T030000\r
+            RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU\r
+            END:STANDARD\r
+            END:VTIMEZONE\r
+            BEGIN:VEVENT\r
+            UID:a\r
+            DTSTAMP:20260101T000000Z\r
+            DTSTART;TZID=Europe/Berlin:20260907T163000\r
+            RRULE:FREQ=WEEKLY\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let calendar = try ICalReader().read(text).calendars[0]
+        #expect(TimeZoneResolver(calendar: calendar, file: "x.ics").diagnostics.isEmpty)
+        // The same VTIMEZONE under a value from 1975 reaches the disagreement and is flagged.
+        var old = calendar
+        old.components[1].properties[2].rawValue = "19750907T163000"
+        old.components[1].removeProperties(.recurrenceRule)
+        let diagnostics = TimeZoneResolver(calendar: old, file: "x.ics").diagnostics
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first?.message.contains("disagrees with tzdata") == true)
+        #expect(diagnostics.first?.line == 4)
+    }
+}

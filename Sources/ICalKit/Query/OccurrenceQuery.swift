@@ -1,0 +1,113 @@
+/// A range query over calendars: every occurrence of every event, to-do and journal entry
+/// that intersects a window, with overrides, RDATE, EXDATE and time zones applied, sorted
+/// by start.
+///
+/// Each calendar gets its own ``TimeZoneResolver`` (its VTIMEZONEs, then tzdata, then
+/// Windows names) and its own grouping by UID (see ``RecurrenceSet``). Floating times and
+/// dates are read in ``floatingZone`` to compare them with the window; they stay floating in
+/// the results.
+///
+/// ```swift
+/// let berlin = IANATimeZone(named: "Europe/Berlin")!
+/// let window = try QueryWindow.at("2026-12", in: berlin, now: now)
+/// let result = OccurrenceQuery(window: window.start..<window.end, floatingZone: berlin)
+///     .run([OccurrenceQuery.Source(calendar: calendar, name: "lessons.ics")])
+/// ```
+public struct OccurrenceQuery: Sendable {
+    /// A calendar to query and the name its results carry.
+    public struct Source: Sendable {
+        /// A VCALENDAR.
+        public var calendar: Component
+        /// The file or calendar name results and diagnostics carry.
+        public var name: String?
+
+        /// Creates a source.
+        public init(calendar: Component, name: String? = nil) {
+            self.calendar = calendar
+            self.name = name
+        }
+    }
+
+    /// One occurrence found, with its instants and where it came from.
+    public struct Match: Sendable {
+        /// The occurrence (its start and end keep their own zone, or float).
+        public var occurrence: Occurrence
+        /// The start instant (floating values read in the query's floating zone).
+        public var startInstant: Int64
+        /// The end instant (floating values read in the query's floating zone).
+        public var endInstant: Int64
+        /// Whether the occurrence belongs to a recurring series (its master has RRULE or
+        /// RDATE, or it is an override), so its RECURRENCE-ID means something.
+        public var isRecurring: Bool
+        /// The source's name.
+        public var source: String?
+        /// The zone the start's TZID resolved to, when it has one and it resolved.
+        public var timeZone: (any TimeZoneRules)?
+    }
+
+    /// What a query found.
+    public struct Result: Sendable {
+        /// The occurrences, by start instant, then end, then UID, then RECURRENCE-ID.
+        public var matches: [Match]
+        /// Time-zone problems of the calendars, and a warning for each series whose
+        /// expansion stopped at the budget (its results are incomplete).
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// The window, in instants.
+    public var window: Range<Int64>
+    /// The zone floating times and dates are read in.
+    public var floatingZone: any TimeZoneRules
+    /// The component kinds to include (VEVENT, VTODO, VJOURNAL by default).
+    public var kinds: Set<ComponentKind>
+    /// The limits of each series' expansion.
+    public var budget: ExpansionBudget
+
+    /// Creates a query.
+    public init(window: Range<Int64>, floatingZone: any TimeZoneRules,
+                kinds: Set<ComponentKind> = [.event, .todo, .journal], budget: ExpansionBudget = .standard) {
+        self.window = window
+        self.floatingZone = floatingZone
+        self.kinds = kinds
+        self.budget = budget
+    }
+
+    /// Runs the query over calendars.
+    public func run(_ sources: [Source]) -> Result {
+        var matches: [Match] = []
+        var diagnostics: [Diagnostic] = []
+        for source in sources {
+            let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
+            diagnostics += resolver.diagnostics
+            let components = source.calendar.components.filter { kinds.contains($0.kind) }
+            let sets = RecurrenceSet.grouping(components, zoneLookup: { resolver.resolve($0)?.rules })
+            for set in sets {
+                let recurring = set.master.map { !$0.properties(.recurrenceRule).isEmpty || !$0.properties(.recurrenceDates).isEmpty } ?? false
+                    || !set.overrides.isEmpty
+                let expansion = set.expand(in: window, floatingZone: floatingZone, budget: budget)
+                if let truncation = expansion.truncation {
+                    diagnostics.append(Diagnostic(
+                        .warning, .budgetExceeded, line: set.master?.line ?? set.overrides.first?.line ?? 0,
+                        file: source.name, component: set.master?.name, property: "RRULE",
+                        message: "expanding UID \(set.uid) stopped at the \(truncation.rawValue) budget; "
+                            + "its occurrences in this window are incomplete"))
+                }
+                for occurrence in expansion.occurrences {
+                    let start = occurrence.startInstant ?? floatingZone.instant(for: occurrence.start.local)
+                    let end = occurrence.endInstant ?? floatingZone.instant(for: occurrence.end.local)
+                    let zone = occurrence.start.timeZoneIdentifier.flatMap { resolver.resolve($0)?.rules }
+                    matches.append(Match(occurrence: occurrence, startInstant: start, endInstant: end,
+                                         isRecurring: recurring || occurrence.isOverride, source: source.name,
+                                         timeZone: zone))
+                }
+            }
+        }
+        matches.sort { lhs, rhs in
+            if lhs.startInstant != rhs.startInstant { return lhs.startInstant < rhs.startInstant }
+            if lhs.endInstant != rhs.endInstant { return lhs.endInstant < rhs.endInstant }
+            if lhs.occurrence.uid != rhs.occurrence.uid { return lhs.occurrence.uid < rhs.occurrence.uid }
+            return lhs.occurrence.recurrenceIdentifier.local < rhs.occurrence.recurrenceIdentifier.local
+        }
+        return Result(matches: matches, diagnostics: diagnostics)
+    }
+}

@@ -1,0 +1,190 @@
+import ArgumentParser
+import Foundation
+import ICalKit
+
+extension ICal {
+    /// `ical query`: the occurrences of events, to-dos and journal entries in a window.
+    struct Query: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the occurrences in a time window, recurring series expanded.",
+            discussion: """
+                A moment is a year, month, day, hour, minute or second (2026, 2026-12,
+                2026-12-01, 2026-12-01T16, 2026-12-01T16:30, 2026-12-01T16:30:00) or now,
+                today, tomorrow, yesterday. --at covers the whole of its precision (2026-12 is
+                all of December); --between START END is [START, END), END being a moment or
+                an offset from START (+7d, +1d12h, +30m, +2w; days move the wall clock, hours
+                are exact). Moments are read in --tz, or the system zone ($TZ), or UTC.
+
+                An occurrence is listed when it starts before the end and ends after the start
+                (a zero-length one when START <= start < END). Overrides (RECURRENCE-ID),
+                RDATE, EXDATE, cancelled instances and SEQUENCE versions are applied; times are
+                converted with each file's VTIMEZONEs, then tzdata, then Windows zone names.
+
+                Output formats: text (an agenda by day; all-day ranges show their last day),
+                json (one array; fields uid, recurrenceId, summary, start, end, allDay,
+                timeZone, component, location, status, source; ISO 8601 times: a date for
+                all-day, local time for floating, local time with offset otherwise), csv
+                (RFC 4180, header row), ics (a VCALENDAR of the occurrences with the
+                VTIMEZONEs they need).
+
+                Examples:
+                  ical query --at 2026-12 lessons.ics
+                  ical query --between 2026-12-01 +7d --tz Europe/Berlin calendars/
+                  ical query --at today --format json --component VTODO work.ics
+                  ical query --between 2026-12-01T08:00 2026-12-01T18:00 --format ics -o day.ics cal.ics
+                """)
+
+        /// Output formats.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case text, json, csv, ics
+        }
+
+        /// Component kinds to include.
+        enum Kind: String, ExpressibleByArgument, CaseIterable {
+            case VEVENT, VTODO, VJOURNAL
+            init?(argument: String) { self.init(rawValue: argument.uppercased()) }
+        }
+
+        @Option(help: ArgumentHelp("The window is this moment, at its precision.", valueName: "when"))
+        var at: String?
+
+        @Option(parsing: .upToNextOption,
+                help: ArgumentHelp("The window [START, END): two values, END absolute or +offset.", valueName: "start end"))
+        var between: [String] = []
+
+        @Argument(help: ArgumentHelp("Files, folders of .ics files, or - for standard input.", valueName: "input"))
+        var inputs: [String] = []
+
+        @Option(help: ArgumentHelp("Show times in this zone and read floating times and the window in it.", valueName: "zone"))
+        var tz: String?
+
+        @Option(help: ArgumentHelp("Only this component kind (repeatable).", valueName: "kind"))
+        var component: [Kind] = []
+
+        @Option(help: ArgumentHelp("Only the calendar with this name: a collection folder's name, its displayname, or X-WR-CALNAME (repeatable).", valueName: "name"))
+        var calendar: [String] = []
+
+        @Option(help: "At most this many occurrences (the earliest).")
+        var limit: Int?
+
+        @Option(help: "The output format.")
+        var format: Format = .text
+
+        @OptionGroup var reading: ReadingOptions
+        @OptionGroup var output: OutputOptions
+
+        mutating func validate() throws {
+            if between.count > 2 {
+                inputs = Array(between[2...]) + inputs
+                between = Array(between[0..<2])
+            }
+            if at != nil && !between.isEmpty { throw ValidationError("Give either --at or --between, not both.") }
+            if at == nil && between.isEmpty { throw ValidationError("Give the window: --at WHEN or --between START END.") }
+            if !between.isEmpty && between.count != 2 { throw ValidationError("--between takes two values: START and END (a moment or +offset such as +7d).") }
+            if inputs.isEmpty { throw ValidationError("Give at least one input file or folder, or - for standard input.") }
+            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+        }
+
+        func run() throws {
+            let zone: any TimeZoneRules
+            if let tz {
+                guard let resolved = TimeZoneResolver.resolveStandard(tz) else {
+                    printError("ical: unknown time zone '\(tz)' (use an IANA name such as Europe/Berlin)")
+                    throw ExitCode(2)
+                }
+                zone = resolved.rules
+            } else {
+                zone = IANATimeZone.system() ?? FixedOffsetZone.utc
+            }
+            let now = Self.now(in: zone)
+            let window: QueryWindow
+            do {
+                if let at {
+                    window = try QueryWindow.at(at, in: zone, now: now)
+                } else {
+                    window = try QueryWindow.between(between[0], between[1], in: zone, now: now)
+                }
+            } catch {
+                printError("ical: \(error.message)")
+                throw ExitCode(2)
+            }
+
+            var sources: [OccurrenceQuery.Source] = []
+            for input in inputs {
+                let paths: [String]
+                do { paths = try CalendarFiles.expand(input) } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+                for path in paths {
+                    let result: ReadResult
+                    do { result = try reading.reader.read(contentsOfFileInAnyFormat: path) } catch {
+                        printError("\(error)")
+                        throw ExitCode(1)
+                    }
+                    result.diagnostics.forEach { printError($0.description) }
+                    for calendar in result.calendars where matchesCalendarFilter(calendar, path: path) {
+                        sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))
+                    }
+                }
+            }
+
+            let kinds: Set<ComponentKind> = component.isEmpty
+                ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
+            var result = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds).run(sources)
+            result.diagnostics.forEach { printError($0.description) }
+            if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
+
+            let formatter = OccurrenceFormatter(displayZone: tz == nil ? nil : zone)
+            let text: String
+            switch format {
+            case .text: text = formatter.agenda(result.matches, color: output.output == "-" && isatty(1) == 1)
+            case .json: text = formatter.json(result.matches)
+            case .csv: text = formatter.csv(result.matches)
+            case .ics: text = ICalWriter().string(formatter.calendar(result.matches))
+            }
+            try FileIOBridge.write(text, to: output.output)
+        }
+
+        /// Whether a calendar passes --calendar: its folder name, the folder's displayname
+        /// file, or its X-WR-CALNAME.
+        func matchesCalendarFilter(_ calendar: Component, path: String) -> Bool {
+            guard !self.calendar.isEmpty else { return true }
+            var names: Set<String> = []
+            if let name = calendar.property(.calendarName)?.textValue { names.insert(name) }
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            names.insert(folder.lastPathComponent)
+            if let displayName = try? String(contentsOf: folder.appendingPathComponent("displayname"), encoding: .utf8) {
+                names.insert(displayName.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            return !names.isDisjoint(with: self.calendar)
+        }
+
+        /// The current wall-clock time in a zone; `ICAL_NOW` (YYYY-MM-DDTHH:MM:SS, UTC)
+        /// pins it for tests.
+        static func now(in zone: any TimeZoneRules) -> LocalDateTime {
+            var instant = Int64(Date().timeIntervalSince1970)
+            if let pinned = ProcessInfo.processInfo.environment["ICAL_NOW"],
+               let moment = try? QueryWindow.moment(pinned, now: LocalDateTime(secondsSinceEpoch: 0)) {
+                instant = moment.local.secondsSinceEpoch
+            }
+            return zone.local(at: instant)
+        }
+    }
+}
+
+/// Writes command output: standard output for `-`, else the file, atomically.
+enum FileIOBridge {
+    static func write(_ text: String, to path: String) throws {
+        if path == "-" {
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return
+        }
+        do {
+            try ICalWriter.writeFileAtomically(Array(text.utf8), to: path)
+        } catch {
+            printError("\(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// `ical query` on the sample calendars, with TZ and "now" pinned (ICalRunner pins
+/// TZ=UTC and ICAL_NOW=2026-11-22T10:00:00).
+@Suite struct QueryCommandTests {
+    let samples = ICalRunner.packageRoot.appendingPathComponent("samples/calendars")
+
+    @Test func agendaForAWeekInBerlin() throws {
+        let output = try ICalRunner.run(["query", "--between", "2026-12-01", "+7d", "--tz", "Europe/Berlin", "."], in: samples)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.isEmpty)
+        #expect(output.stdout == """
+            Wednesday 2026-12-02
+              17:00-18:00  Staff meeting
+
+            Thursday 2026-12-03
+              18:00-19:30  Drop-in: jazz harmony @ Studio A
+
+            Saturday 2026-12-05
+              all day      Student recital day
+
+            Monday 2026-12-07
+              16:30-17:15  Piano lesson – grade 3 (Émilie) @ Musikschule Mitte, Raum 2
+
+            """)
+    }
+
+    @Test func overrideReplacesItsInstanceAndExdateRemovesOne() throws {
+        // 2026-10-26 is an EXDATE; the 2026-11-09 lesson moved to Tuesday 2026-11-10 17:00.
+        let output = try ICalRunner.run(["query", "--between", "2026-10-19", "2026-11-17", "--format", "csv",
+                                         "repeating-lessons.ics"], in: samples)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source\r
+            piano-weekly@openeventkit.example,2026-10-19T16:30:00+02:00,Piano lesson – grade 3 (Émilie),2026-10-19T16:30:00+02:00,2026-10-19T17:15:00+02:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics\r
+            piano-weekly@openeventkit.example,2026-11-02T16:30:00+01:00,Piano lesson – grade 3 (Émilie),2026-11-02T16:30:00+01:00,2026-11-02T17:15:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics\r
+            piano-weekly@openeventkit.example,2026-11-09T16:30:00+01:00,Piano lesson – grade 3 (Émilie) moved to Tuesday,2026-11-10T17:00:00+01:00,2026-11-10T17:45:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 5",,repeating-lessons.ics\r
+            piano-weekly@openeventkit.example,2026-11-16T16:30:00+01:00,Piano lesson – grade 3 (Émilie),2026-11-16T16:30:00+01:00,2026-11-16T17:15:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics\r
+
+            """)
+    }
+
+    @Test func jsonHasTheDocumentedShape() throws {
+        let output = try ICalRunner.run(["query", "--at", "2026-12-05", "--format", "json", "monthly-events.ics"], in: samples)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            [
+              {"uid": "recital@openeventkit.example", "recurrenceId": "2026-12-05", "summary": "Student recital day", "start": "2026-12-05", "end": "2026-12-06", "allDay": true, "timeZone": null, "component": "VEVENT", "location": null, "status": null, "source": "monthly-events.ics"}
+            ]
+
+            """)
+        let parsed = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]]
+        #expect(parsed?.count == 1)
+    }
+
+    @Test func componentFilterAndLimit() throws {
+        let todos = try ICalRunner.run(["query", "--at", "2026-12", "--component", "VTODO", "--format", "csv", "."], in: samples)
+        #expect(todos.stdout.split(separator: "\r\n").count == 2)
+        #expect(todos.stdout.contains("grades@openeventkit.example"))
+        let limited = try ICalRunner.run(["query", "--at", "2026-12", "--limit", "2", "--format", "csv", "."], in: samples)
+        #expect(limited.stdout.split(separator: "\r\n").count == 3)
+    }
+
+    @Test func icsOutputIsAValidCalendarWithItsTimeZones() throws {
+        let output = try ICalRunner.run(["query", "--at", "2026-11-10", "--format", "ics", "repeating-lessons.ics"], in: samples)
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nBEGIN:STANDARD\r\nDTSTART:20261025T030000\r\n"))
+        #expect(output.stdout.contains("RECURRENCE-ID;TZID=Europe/Berlin:20261109T163000\r\nDTSTART;TZID=Europe/Berlin:20261110T170000\r\n"))
+        #expect(!output.stdout.contains("RRULE:FREQ=WEEKLY"))
+        let validate = try ICalRunner.run(["validate", "--strict", "-"], stdin: output.stdout)
+        #expect(validate.status == 0, "\(validate.stdout)")
+    }
+
+    @Test func todayIsRelativeToNow() throws {
+        let output = try ICalRunner.run(["query", "--between", "today", "+30d", "--format", "csv", "repeating-lessons.ics"], in: samples)
+        let rows = output.stdout.split(separator: "\r\n")
+        #expect(rows.count == 6)  // header and 2026-11-23, 11-30, 12-07, 12-14, 12-21
+        #expect(rows[1].contains("2026-11-23T16:30:00+01:00"))
+    }
+
+    @Test func badWindowAndZoneAreUsageErrors() throws {
+        let badWhen = try ICalRunner.run(["query", "--at", "2026-13", "x.ics"], in: samples)
+        #expect(badWhen.status == 2)
+        #expect(badWhen.stderr == "ical: '2026-13' names a time that does not exist\n")
+        let garbled = try ICalRunner.run(["query", "--at", "soon", "x.ics"], in: samples)
+        #expect(garbled.status == 2)
+        #expect(garbled.stderr.hasPrefix("ical: 'soon' is not a time: use 2026, 2026-12"))
+        let reversed = try ICalRunner.run(["query", "--between", "2026-12-02", "2026-12-01", "x.ics"], in: samples)
+        #expect(reversed.status == 2)
+        #expect(reversed.stderr.contains("is not after the start"))
+        let zone = try ICalRunner.run(["query", "--at", "2026", "--tz", "Mars/Olympus", "x.ics"], in: samples)
+        #expect(zone.status == 2)
+        #expect(zone.stderr == "ical: unknown time zone 'Mars/Olympus' (use an IANA name such as Europe/Berlin)\n")
+        let missing = try ICalRunner.run(["query", "--at", "2026"], in: samples)
+        #expect(missing.status == 64)
+        let both = try ICalRunner.run(["query", "--at", "2026", "--between", "2026", "2027", "x.ics"], in: samples)
+        #expect(both.status == 64)
+    }
+
+    @Test func nothingIsWrittenToOutputOnFailure() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let target = folder.url.appendingPathComponent("out.ics").path
+        let output = try ICalRunner.run(["query", "--at", "2026", "-o", target, "/nonexistent.ics"])
+        #expect(output.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    @Test func pathologicalRuleIsBoundedAndWarned() throws {
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nBEGIN:VEVENT\r\nUID:s\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240101T000000Z\r\nRRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let output = try ICalRunner.run(["query", "--at", "2024", "-"], stdin: text)
+        // DTSTART is always the first instance (RFC 5545 §3.8.5.3); the rule never matches.
+        #expect(output.status == 0)
+        #expect(output.stdout == "Monday 2024-01-01\n  00:00        (no title) (UTC)\n")
+        #expect(output.stderr == "<stdin>:4: warning: expanding UID s stopped at the span budget; its occurrences in this window are incomplete [VEVENT RRULE]\n")
+    }
+}
