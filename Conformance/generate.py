@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Generates random recurring series for the differential recurrence test.
 
+Needs python-dateutil (a dependency of icalendar) only to mark cases whose DTSTART does not
+match its own rule ("off-rule-start"), where RFC 5545 leaves room and implementations differ.
 Seeded and reproducible: `generate.py --seed 1 --cases 1000 OUTDIR` writes OUTDIR/case-NNNN.ics,
 one series each (a master and sometimes overrides), and OUTDIR/cases.json with the features
 of every case, used to group disagreements. Only the standard library is used.
 """
 import argparse, json, os, random
 from datetime import datetime, timedelta, date
+
+from dateutil.rrule import rrulestr  # test-only: marks DTSTARTs that do not match their rule
 
 ZONES = ["America/New_York", "Europe/Berlin", "Australia/Sydney", "Asia/Kolkata", "UTC", None]
 DAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
@@ -27,7 +31,9 @@ def make_case(rng, index):
     if all_day and freq == "HOURLY":
         freq = "DAILY"
     parts = [f"FREQ={freq}"]
-    if rng.random() < 0.4:
+    if freq == "HOURLY":
+        parts.append("INTERVAL=" + rng.choice(["3", "5", "7"]))
+    elif rng.random() < 0.4:
         parts.append(f"INTERVAL={rng.randint(2, 4)}")
         features.append("interval")
     if freq == "WEEKLY" and rng.random() < 0.7:
@@ -55,8 +61,6 @@ def make_case(rng, index):
     if freq == "DAILY" and rng.random() < 0.2:
         parts.append("BYDAY=MO,WE,FR")
         features.append("daily-byday")
-    if freq == "HOURLY":
-        parts.append("INTERVAL=" + rng.choice(["3", "5", "7"]))
     end_choice = rng.random()
     if end_choice < 0.45:
         parts.append(f"COUNT={rng.randint(1, 30)}")
@@ -122,12 +126,21 @@ def make_case(rng, index):
                   "DTSTART" + value(moved), "DTEND" + value(moved + timedelta(hours=1)), "SUMMARY:Moved", "END:VEVENT"]
         features.append("override")
     lines.append("END:VCALENDAR")
+    check = ";".join(p for p in parts if not p.startswith(("COUNT=", "UNTIL=")))
+    first = next(iter(rrulestr("RRULE:" + check + ";COUNT=1", dtstart=start)), None)
+    if first != start:
+        features.append("off-rule-start")
+    plain = not any(f in features for f in ("rdate", "exdate", "override")) and freq != "HOURLY"
+    foundation = None
+    if plain:
+        foundation = {"start": start.strftime("%Y-%m-%dT%H:%M:%S"), "zone": zone, "allDay": all_day,
+                      "rule": ";".join(parts)}
     if zone is None:
         features.append("floating" if not all_day else "all-day")
     else:
         features.append("all-day" if all_day else ("utc" if zone == "UTC" else "zoned"))
     features.append("freq-" + freq.lower())
-    return "\r\n".join(lines) + "\r\n", features
+    return "\r\n".join(lines) + "\r\n", features, foundation
 
 
 def main():
@@ -139,14 +152,19 @@ def main():
     rng = random.Random(args.seed)
     os.makedirs(args.outdir, exist_ok=True)
     meta = {}
+    plain = {}
     for index in range(args.cases):
-        text, features = make_case(rng, index)
+        text, features, foundation = make_case(rng, index)
         name = f"case-{index:04d}.ics"
         with open(os.path.join(args.outdir, name), "w", newline="") as handle:
             handle.write(text)
         meta[name] = features
+        if foundation:
+            plain[name] = foundation
     with open(os.path.join(args.outdir, "cases.json"), "w") as handle:
         json.dump(meta, handle, indent=1, sort_keys=True)
+    with open(os.path.join(args.outdir, "plain-rules.json"), "w") as handle:
+        json.dump(plain, handle, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":

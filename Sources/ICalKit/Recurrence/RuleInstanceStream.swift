@@ -94,6 +94,17 @@ final class RuleInstanceStream {
             }
             slackDays += 7
         }
+        if rule.frequency == .weekly, rule.interval > 1, weekNumbers.isEmpty,
+           case let weekdays = rule.byDayWeekdays, !weekdays.isEmpty, !weekdays.contains(libicalStart.date.isoWeekday) {
+            // libical 3.0.16 ignores WKST for a WEEKLY rule with INTERVAL > 1 whose start is
+            // not one of its BYDAY days: from Wednesday 2022-05-04,
+            // FREQ=WEEKLY;INTERVAL=2;BYDAY=SU gives 05-15 (as if WKST=SU) where RFC 5545
+            // (and its WKST example in §3.8.5.3) gives 05-08, the Sunday of the Monday week
+            // that holds DTSTART. From an on-rule start it honours WKST, so start libical at
+            // the first BYDAY day of an allowed week on or after the start.
+            libicalStart = Self.firstDay(onOrAfter: libicalStart, weekdays: weekdays, weekStart: weekStart,
+                                         interval: rule.interval)
+        }
         if !weekNumbers.isEmpty { slackDays += 14 }
         if let target = jump, rule.frequency.periodSeconds <= RecurrenceRuleText.Frequency.weekly.periodSeconds {
             // Up to WEEKLY, every period has the same wall-clock length, so moving the floating
@@ -246,6 +257,21 @@ final class RuleInstanceStream {
         var (a, b) = (a, b)
         while b != 0 { (a, b) = (b, a % b) }
         return max(1, a)
+    }
+
+    /// The first day on or after `start` whose ISO weekday is in `weekdays`, in the week of
+    /// `start` (per WKST) or, when none is left there, in the week `interval` weeks later.
+    static func firstDay(onOrAfter start: LocalDateTime, weekdays: Set<Int>, weekStart: Int, interval: Int) -> LocalDateTime {
+        let week = startOfWeek(start.date, weekStart: weekStart)
+        for offset in 0..<7 {
+            let day = week.adding(days: offset)
+            if day >= start.date && weekdays.contains(day.isoWeekday) { return LocalDateTime(date: day, time: start.time) }
+        }
+        let next = week.adding(days: 7 * interval)
+        for offset in 0..<7 where weekdays.contains(next.adding(days: offset).isoWeekday) {
+            return LocalDateTime(date: next.adding(days: offset), time: start.time)
+        }
+        return start
     }
 
     /// The first day of the week (per WKST, an ISO weekday) that contains `date`.

@@ -232,3 +232,20 @@ import ICalKit
         #expect(sets[1].master?.matches(.todo) == true)
     }
 }
+
+/// libical 3.0.16 ignores WKST for WEEKLY;INTERVAL>1 rules whose DTSTART is not a BYDAY day
+/// (found by `make conformance` against python-dateutil through recurring-ical-events).
+@Suite struct RecurrenceWeeklyOffRuleStartTests {
+    @Test(arguments: [
+        // (rule, expected starts after DTSTART, a Wednesday)
+        ("FREQ=WEEKLY;INTERVAL=2;BYDAY=SU;COUNT=4", ["20220504T144500", "20220508T144500", "20220522T144500", "20220605T144500"]),
+        ("FREQ=WEEKLY;INTERVAL=2;BYDAY=SU;COUNT=4;WKST=SU", ["20220504T144500", "20220515T144500", "20220529T144500", "20220612T144500"]),
+        ("FREQ=WEEKLY;INTERVAL=3;BYDAY=MO,TU;COUNT=3", ["20220504T144500", "20220523T144500", "20220524T144500"]),
+        ("FREQ=WEEKLY;INTERVAL=2;BYDAY=TH,SA;COUNT=3", ["20220504T144500", "20220505T144500", "20220507T144500"]),
+    ])
+    func offRuleStartFollowsWKST(_ rule: String, _ expected: [String]) {
+        let set = RecurrenceTestSupport.set(RecurrenceTestSupport.event("DTSTART:20220504T144500Z", "RRULE:\(rule)"))
+        let expansion = set.expand(in: RecurrenceTestSupport.window("20220101T000000Z", "20230101T000000Z"))
+        #expect(RecurrenceTestSupport.starts(expansion.occurrences) == expected)
+    }
+}

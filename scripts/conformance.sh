@@ -1,0 +1,43 @@
+#!/bin/sh
+# Differential recurrence test: random series expanded by `ical query` (ICalKit) and by two
+# independent implementations, Python's recurring-ical-events and Foundation's
+# Calendar.RecurrenceRule (plain rules only). Prints agreement rates and groups every
+# disagreement by the features of its case. Not part of `make test`: it needs PyPI.
+#
+#   make conformance                 # 1000 cases, seed 1
+#   CASES=5000 SEED=7 make conformance
+set -eu
+cd "$(dirname "$0")/.."
+CASES="${CASES:-1000}"
+SEED="${SEED:-1}"
+WORK=.build/conformance
+VENV="$WORK/venv"
+mkdir -p "$WORK"
+
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c "import icalendar, recurring_ical_events" 2>/dev/null; then
+    echo "conformance: installing icalendar and recurring-ical-events from PyPI into $VENV (test-only)" >&2
+    "$VENV/bin/pip" install --quiet icalendar recurring-ical-events
+fi
+
+swift build --product ical >/dev/null
+ICAL="$(swift build --show-bin-path)/ical"
+
+rm -rf "$WORK/cases"
+python3 Conformance/generate.py --seed "$SEED" --cases "$CASES" "$WORK/cases"
+
+echo "conformance: $CASES cases (seed $SEED) in $WORK/cases"
+TZ=UTC "$ICAL" query --between 2020-01-01 2031-01-01 --format json "$WORK/cases" 2>"$WORK/ical.stderr" \
+    | python3 Conformance/normalize_ical.py > "$WORK/icalkit.json"
+"$VENV/bin/python" Conformance/expand_python.py "$WORK/cases" > "$WORK/python.json"
+
+swiftc -O Conformance/foundation_expand.swift -o "$WORK/foundation-expand" 2>/dev/null
+"$WORK/foundation-expand" "$WORK/cases" > "$WORK/foundation.json"
+
+python3 Conformance/compare.py "$WORK/cases" "$WORK/icalkit.json" "$WORK/python.json" recurring-ical-events
+python3 Conformance/compare.py --starts-only "$WORK/cases" "$WORK/icalkit.json" "$WORK/foundation.json" Foundation
+if [ -s "$WORK/ical.stderr" ]; then
+    echo "ical reported $(wc -l < "$WORK/ical.stderr") diagnostics (see $WORK/ical.stderr)"
+fi
