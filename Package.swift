@@ -40,6 +40,9 @@ let package = Package(
             dependencies: ["ICalKit"],
             resources: [.copy("Fixtures")]),
         .testTarget(
+            name: "OpenEventKitTests",
+            dependencies: ["OpenEventKit"]),
+        .testTarget(
             name: "CLITests",
             dependencies: ["ICalKit"]),
     ],
