@@ -397,21 +397,7 @@ enum JCalValueCoding {
 
     /// Splits at a separator that is not preceded by a backslash escape; escapes stay.
     static func splitUnescaped(_ raw: String, at separator: UInt8) -> [String] {
-        var parts: [String] = []
-        var current: [UInt8] = []
-        var escaped = false
-        for byte in raw.utf8 {
-            if escaped { current.append(byte); escaped = false; continue }
-            if byte == ASCII.backslash { current.append(byte); escaped = true; continue }
-            if byte == separator {
-                parts.append(String(decoding: current, as: UTF8.self))
-                current.removeAll(keepingCapacity: true)
-                continue
-            }
-            current.append(byte)
-        }
-        parts.append(String(decoding: current, as: UTF8.self))
-        return parts
+        TextCoding.splitUnescaped(raw, at: separator)
     }
 
     private static func describe(_ value: JCalJSON) -> String {

@@ -135,13 +135,18 @@ enum TextCoding {
 
     /// Splits a list value at commas that are not escaped; escapes stay in the parts.
     static func splitList(_ raw: String) -> [String] {
+        splitUnescaped(raw, at: ASCII.comma)
+    }
+
+    /// Splits at a separator that is not preceded by a backslash escape; escapes stay.
+    static func splitUnescaped(_ raw: String, at separator: UInt8) -> [String] {
         var parts: [String] = []
         var current: [UInt8] = []
         var escaped = false
         for byte in raw.utf8 {
             if escaped { current.append(byte); escaped = false; continue }
             if byte == ASCII.backslash { current.append(byte); escaped = true; continue }
-            if byte == ASCII.comma {
+            if byte == separator {
                 parts.append(String(decoding: current, as: UTF8.self))
                 current.removeAll(keepingCapacity: true)
                 continue

@@ -185,16 +185,3 @@ struct PosixTimeZoneRule: Sendable, Hashable {
     }
 }
 
-extension CalendarDate {
-    /// Days since 1970-01-01 of a year, month and day that need not be a valid date in
-    /// range 0...9999 (day 1 of a month is always valid). Howard Hinnant's days_from_civil.
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-}

@@ -45,8 +45,12 @@ public struct CalendarDate: Sendable, Hashable, Codable, Comparable, CustomStrin
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
-    /// Days since 1970-01-01 (negative before). Howard Hinnant's days_from_civil.
-    public var daysSinceEpoch: Int {
+    /// Days since 1970-01-01 (negative before).
+    public var daysSinceEpoch: Int { Self.daysSinceEpoch(year: year, month: month, day: day) }
+
+    /// Days since 1970-01-01 of a year, month and day that need not form a valid date
+    /// (day 1 of any month always works). Howard Hinnant's days_from_civil.
+    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
