@@ -18,6 +18,12 @@ let package = Package(
             name: "ICalKit",
             dependencies: ["CLibical"]),
 
+        // Tools
+        .executableTarget(
+            name: "ICalFuzz",
+            dependencies: ["ICalKit"],
+            path: "Fuzz/ICalFuzz"),
+
         // Tests
         .testTarget(
             name: "ICalKitTests",
