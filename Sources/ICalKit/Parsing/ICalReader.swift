@@ -250,11 +250,19 @@ struct Parser {
                 index = next
                 continue
             }
-            pendingStart = index
+            // Files joined with `cat` carry each file's byte order mark into the middle.
+            var lineStart = index
+            if end - index >= 3 && buffer[index] == 0xEF && buffer[index + 1] == 0xBB && buffer[index + 2] == 0xBF {
+                try report(.warning, .encoding, line: lineNumber,
+                           "byte order mark inside the input (files joined together?); ignored")
+                lineStart += 3
+                if lineStart == end { index = next; continue }
+            }
+            pendingStart = lineStart
             pendingEnd = end
             pendingLine = lineNumber
             pendingFolded = false
-            pendingTooLong = end - index > maxLine
+            pendingTooLong = end - lineStart > maxLine
             pendingHasNul = hasNul
             index = next
         }

@@ -158,6 +158,10 @@ import Testing
     @Test func severalCalendarsAndBareComponents() throws {
         #expect(try read("several-vcalendars.ics").count == 3)
         #expect(try read("concatenated-mixed-line-ends.ics").flatMap(\.allUIDs) == ["cat-a@example.com", "cat-b@example.com"])
+        // A byte order mark at the start of a later file is skipped (with a warning).
+        let joined = try read("concatenated-with-bom.ics")
+        #expect(joined.map { $0[.productIdentifier] } == ["-//A//EN", "-//B//EN"])
+        #expect(joined.flatMap(\.allUIDs) == ["bom-a@example.com", "bom-b@example.com"])
         let wrapped = try #require(try read("bare-vevent.ics").first)
         #expect(wrapped.matches(.calendar))
         #expect(wrapped[.version] == "2.0")
