@@ -93,8 +93,22 @@ import Glibc
 
     // MARK: Default limits, hostile input
 
-    /// Runs `body` with file descriptor 2 sent to a temporary file; returns what was written.
-    private func capturingStandardError(_ body: () throws -> Void) rethrows -> String {
+    /// Runs `body` with file descriptor 2 sent to a temporary file; returns the lines written
+    /// there by anything but the test runner. Swift Testing reports other tests' progress on
+    /// the same descriptor meanwhile: those lines start with its event symbols (or are
+    /// indented details) and are left out.
+    private func capturingStandardError(_ body: () throws -> Void) rethrows -> [String] {
+        let runnerSymbols: Set<Character> = ["◇", "✔", "✘", "↳", "±", "⚠", "→", "􀟈", "􀁢", "􀢄", "􀄵", "􀀄", "􀇾", "􀙟", "􀊱"]
+        return try capturingRawStandardError(body)
+            .split(separator: "\n")
+            .filter { line in
+                guard let first = line.first else { return false }
+                return !first.isWhitespace && !runnerSymbols.contains(first)
+            }
+            .map(String.init)
+    }
+
+    private func capturingRawStandardError(_ body: () throws -> Void) rethrows -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("icalkit-stderr-\(getpid()).txt").path
         let capture = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
         let saved = dup(2)
@@ -112,6 +126,14 @@ import Glibc
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
+    @Test func standardErrorCaptureSeesForeignOutput() {
+        let message = "Encountered END before BEGIN\n"
+        let lines = capturingStandardError {
+            _ = message.withCString { write(2, $0, strlen($0)) }
+        }
+        #expect(lines == ["Encountered END before BEGIN"])
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func hundredThousandNestedBegins() throws {
         var text = "BEGIN:VCALENDAR\r\n"
@@ -119,7 +141,7 @@ import Glibc
         var result: ReadResult?
         let output = try capturingStandardError { result = try ICalReader().read(text) }
         let read = try #require(result)
-        #expect(output.isEmpty)
+        #expect(output.isEmpty, "\(output)")
         #expect(read.errors.first?.code == .limitExceeded)
         #expect(read.errors.first?.line == 33)
         #expect(read.calendars.first?.depth == 32)
@@ -136,7 +158,7 @@ import Glibc
         var result: ReadResult?
         let output = try capturingStandardError { result = try ICalReader().read(bytes) }
         let read = try #require(result)
-        #expect(output.isEmpty)
+        #expect(output.isEmpty, "\(output)")
         #expect(summary(read) == ["2 error limit-exceeded"])
         #expect(read.calendars.first?["X-AFTER"] == "kept")
     }
@@ -152,7 +174,7 @@ import Glibc
         var result: ReadResult?
         let output = try capturingStandardError { result = try ICalReader().read(bytes) }
         let read = try #require(result)
-        #expect(output.isEmpty)
+        #expect(output.isEmpty, "\(output)")
         #expect(read.hasErrors)
         #expect(read.diagnostics.count <= ICalReader.Limits.default.maxDiagnostics + 1)
         #expect(read.diagnostics.last?.code == .limitExceeded)
@@ -165,7 +187,7 @@ import Glibc
             result = try ICalReader().read(Array("BEGIN:VCALENDAR\r\nSUMMARY:a\0b\r\nX-OK:kept\r\nEND:VCALENDAR\r\n".utf8))
         }
         let read = try #require(result)
-        #expect(output.isEmpty)
+        #expect(output.isEmpty, "\(output)")
         #expect(summary(read) == ["2 error encoding"])
         #expect(read.calendars.first?.properties.map(\.name) == ["X-OK"])
     }
