@@ -175,10 +175,13 @@ struct Parser {
         if severity == .error && reader.mode == .strict { throw ICalError(diagnostic) }
         diagnostics.append(diagnostic)
         if diagnostics.count >= reader.limits.maxDiagnostics {
-            diagnostics.append(Diagnostic(
+            let cap = Diagnostic(
                 .error, .limitExceeded, line: line, file: file,
                 message: "more than \(reader.limits.maxDiagnostics) problems; stopped reading here "
-                    + "(is this an iCalendar file?)"))
+                    + "(is this an iCalendar file?)")
+            // Reached through warnings alone in strict mode; it is an error, so it throws too.
+            if reader.mode == .strict { throw ICalError(cap) }
+            diagnostics.append(cap)
             stopped = true
         }
     }

@@ -51,6 +51,21 @@ import Testing
         #expect(empty.code == .noCalendarData)
     }
 
+    /// The diagnostics cap is an error even when only warnings led to it.
+    @Test func diagnosticsCapReachedByWarningsThrows() throws {
+        var bytes = Array("BEGIN:VCALENDAR\r\n".utf8)
+        for _ in 0..<5 { bytes += Array("X-A:".utf8) + [0xFF] + Array("\r\n".utf8) }
+        bytes += Array("END:VCALENDAR\r\n".utf8)
+        let limits = ICalReader.Limits(maxDiagnostics: 3)
+        let lenient = try ICalReader(limits: limits).read(bytes)
+        #expect(lenient.diagnostics.map(\.severity) == [.warning, .warning, .warning, .error])
+        let error = try #require(throws: ICalError.self) {
+            try ICalReader(mode: .strict, limits: limits).read(bytes)
+        }
+        #expect(error.code == .limitExceeded && error.line == 4)
+        #expect(ICalError(try #require(lenient.errors.first)) == error)
+    }
+
     @Test func cleanInputReadsTheSameInBothModes() throws {
         let bytes = try Fixtures.bytes("valid", "google-calendar-export.ics")
         #expect(try ICalReader(mode: .strict).read(bytes) == ICalReader(mode: .lenient).read(bytes))
