@@ -1,7 +1,9 @@
 // The round-trip property that fuzzing checks, over ICalKit's public API:
 //
 //   read the input leniently; if it holds calendars, write them, read the output again,
-//   and require the same tree with no error diagnostic from the second read.
+//   and require the same tree with no error diagnostic from the second read, and the same
+//   bytes when that tree is written again. Reading strictly must throw exactly lenient
+//   mode's first error, or give the same result when there is none.
 //
 // Built with `-DFUZZING` (scripts/fuzz.sh) the entry point is libFuzzer's
 // `LLVMFuzzerTestOneInput`; otherwise a `main` replays the files (or folders of files)
@@ -28,6 +30,18 @@ enum RoundTripCheck {
         do { first = try reader.read(bytes) } catch {
             return Violation(description: "lenient read threw: \(error)")
         }
+        // Strict mode throws exactly the first error lenient mode reports, or reads the same.
+        do {
+            let strict = try ICalReader(mode: .strict).read(bytes)
+            if let error = first.errors.first {
+                return Violation(description: "strict mode did not throw the first error: \(error)")
+            }
+            if strict != first { return Violation(description: "strict mode read differently without an error") }
+        } catch {
+            guard let expected = first.errors.first, ICalError(expected) == error else {
+                return Violation(description: "strict mode threw \(error), lenient mode's first error is \(String(describing: first.errors.first))")
+            }
+        }
         guard !first.calendars.isEmpty else { return nil }
         let written = ICalWriter().bytes(first.calendars)
         let second: ReadResult
@@ -42,6 +56,13 @@ enum RoundTripCheck {
             return Violation(description: "the tree changed in a write and read round trip\n"
                 + "first: \(first.calendars)\nsecond: \(second.calendars)\n"
                 + "output:\n\(String(decoding: written, as: UTF8.self))")
+        }
+        // String equality is canonical equivalence; the bytes must not change either.
+        let rewritten = ICalWriter().bytes(second.calendars)
+        guard rewritten == written else {
+            return Violation(description: "writing the re-read tree gave different bytes\n"
+                + "first output:\n\(String(decoding: written, as: UTF8.self))\n"
+                + "second output:\n\(String(decoding: rewritten, as: UTF8.self))")
         }
         return nil
     }
