@@ -34,12 +34,13 @@ for file in $(find Tests/ICalKitTests/Fixtures -type f -name '*.ics' | sort); do
 done
 echo "fuzz: seeded $CORPUS/ with $seeded fixtures; running for $SECONDS_TO_RUN s" >&2
 
+# -dict: iCalendar tokens (BEGIN:, folds, escapes, multi-byte characters) to splice in.
 # -max_len: the fixtures are small; 64 KiB leaves room for long lines and deep nesting.
 # -timeout: one input taking 5 s is a finding (a hang), not a slow machine.
 # ASAN_OPTIONS: report leaks (the check allocates and frees every tree).
 status=0
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$BINARY" "$CORPUS" \
-    -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=5 -rss_limit_mb=4096 \
+    -dict=Fuzz/ICalFuzz/ical.dict -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=5 -rss_limit_mb=4096 \
     -print_final_stats=1 -artifact_prefix="$ARTIFACTS/" 2>"$LOG" || status=$?
 
 executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOG" | tail -1)
