@@ -22,7 +22,8 @@ let package = Package(
         .executableTarget(
             name: "ICalFuzz",
             dependencies: ["ICalKit"],
-            path: "Fuzz/ICalFuzz"),
+            path: "Fuzz/ICalFuzz",
+            exclude: ["ical.dict"]),
 
         // Tests
         .testTarget(

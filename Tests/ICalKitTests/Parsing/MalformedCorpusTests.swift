@@ -85,6 +85,7 @@ import Testing
         }
         #expect(trip.second.calendars == trip.first.calendars)
         #expect(trip.second.diagnostics.isEmpty, "\(trip.second.diagnostics)")
+        #expect(ICalWriter().bytes(trip.second.calendars) == trip.written)
     }
 
     /// Strict mode throws the first error the lenient reader reports, with its location.
