@@ -34,6 +34,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Tools
+        .executableTarget(
+            name: "ICalFuzz",
+            dependencies: ["ICalKit"],
+            path: "Fuzz/ICalFuzz",
+            exclude: ["ical.dict"]),
+
         // Tests
         .testTarget(
             name: "ICalKitTests",

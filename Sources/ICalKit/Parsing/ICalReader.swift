@@ -175,10 +175,13 @@ struct Parser {
         if severity == .error && reader.mode == .strict { throw ICalError(diagnostic) }
         diagnostics.append(diagnostic)
         if diagnostics.count >= reader.limits.maxDiagnostics {
-            diagnostics.append(Diagnostic(
+            let cap = Diagnostic(
                 .error, .limitExceeded, line: line, file: file,
                 message: "more than \(reader.limits.maxDiagnostics) problems; stopped reading here "
-                    + "(is this an iCalendar file?)"))
+                    + "(is this an iCalendar file?)")
+            // Reached through warnings alone in strict mode; it is an error, so it throws too.
+            if reader.mode == .strict { throw ICalError(cap) }
+            diagnostics.append(cap)
             stopped = true
         }
     }
@@ -250,11 +253,19 @@ struct Parser {
                 index = next
                 continue
             }
-            pendingStart = index
+            // Files joined with `cat` carry each file's byte order mark into the middle.
+            var lineStart = index
+            if end - index >= 3 && buffer[index] == 0xEF && buffer[index + 1] == 0xBB && buffer[index + 2] == 0xBF {
+                try report(.warning, .encoding, line: lineNumber,
+                           "byte order mark inside the input (files joined together?); ignored")
+                lineStart += 3
+                if lineStart == end { index = next; continue }
+            }
+            pendingStart = lineStart
             pendingEnd = end
             pendingLine = lineNumber
             pendingFolded = false
-            pendingTooLong = end - index > maxLine
+            pendingTooLong = end - lineStart > maxLine
             pendingHasNul = hasNul
             index = next
         }
