@@ -38,8 +38,12 @@ enum PropertyValidation {
             }
             return nil
         case .timeZoneOffsetFrom, .timeZoneOffsetTo:
-            if let message = UTCOffset.problem(String(property.rawValue.trimmingSpaces)) {
+            let text = String(property.rawValue.trimmingSpaces)
+            if let message = UTCOffset.problem(text) {
                 return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not a UTC offset: \(message); left out")
+            }
+            if let message = UTCOffset.warning(text) {
+                return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
             }
             return nil
         case .geographicPosition:

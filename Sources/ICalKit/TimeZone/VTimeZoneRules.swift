@@ -161,15 +161,10 @@ public struct VTimeZoneRules: TimeZoneRules {
     /// The instant of the earliest onset, before which the earliest TZOFFSETFROM applies.
     var firstOnset: Int64? { table.instants.first }
 
-    /// Reads a UTC-OFFSET (`+0100`, `-0500`, `+053000`; RFC 5545 §3.3.14) in seconds.
+    /// Reads a UTC-OFFSET (`+0100`, `-0500`, `+053000`; RFC 5545 §3.3.14) in seconds,
+    /// tolerating surrounding white space and `+01:00`-style colons.
     static func utcOffset(_ text: String) -> Int? {
-        let bytes = Array(text.trimmingASCIIWhitespace().utf8).filter { $0 != UInt8(ascii: ":") }
-        guard bytes.count == 5 || bytes.count == 7, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-"),
-              bytes.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        func number(_ index: Int) -> Int { Int(bytes[index] - 0x30) * 10 + Int(bytes[index + 1] - 0x30) }
-        let hours = number(1), minutes = number(3), seconds = bytes.count == 7 ? number(5) : 0
-        guard hours < 24, minutes < 60, seconds < 60 else { return nil }
-        return (bytes[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60 + seconds)
+        UTCOffset(iCalendar: text.trimmingASCIIWhitespace().filter { $0 != ":" })?.seconds
     }
 
     /// Writes a UTC-OFFSET: `+0100`, or `+005328` when there are seconds.

@@ -25,7 +25,8 @@ public struct UTCOffset: Sendable, Hashable, Codable, Comparable, CustomStringCo
     /// UTC: `+0000`.
     public static let zero = UTCOffset(seconds: 0)!
 
-    /// Reads `+HHMM` or `±HHMMSS`; nil for anything else, including `-0000`.
+    /// Reads `+HHMM` or `±HHMMSS`; nil for anything else. `-0000`, which RFC 5545 forbids
+    /// but Outlook writes for its GMT zones, reads as `+0000` (``warning(_:)`` says so).
     public init?(iCalendar text: some StringProtocol) {
         let bytes = Array(text.utf8)
         guard bytes.count == 5 || bytes.count == 7,
@@ -35,7 +36,6 @@ public struct UTCOffset: Sendable, Hashable, Codable, Comparable, CustomStringCo
         let hours = number(1), minutes = number(3), seconds = bytes.count == 7 ? number(5) : 0
         guard hours <= 23, minutes <= 59, seconds <= 59 else { return nil }
         let magnitude = hours * 3600 + minutes * 60 + seconds
-        if bytes[0] == UInt8(ascii: "-") && magnitude == 0 { return nil }
         self.init(seconds: bytes[0] == UInt8(ascii: "-") ? -magnitude : magnitude)
     }
 
@@ -56,7 +56,12 @@ extension UTCOffset {
     /// Why `text` is not a UTC-OFFSET, or nil when it is one.
     static func problem(_ text: String) -> String? {
         if UTCOffset(iCalendar: text) != nil { return nil }
-        if text == "-0000" || text == "-000000" { return "-0000 is not allowed; write +0000" }
         return "expected +HHMM or -HHMMSS with hours 00...23"
+    }
+
+    /// What is wrong with a UTC-OFFSET that is read anyway: `-0000` (RFC 5545 §3.3.14 forbids
+    /// it; Outlook writes it for GMT Standard Time).
+    static func warning(_ text: String) -> String? {
+        text == "-0000" || text == "-000000" ? "RFC 5545 does not allow -0000 (Outlook writes it for GMT); read as +0000" : nil
     }
 }

@@ -25,7 +25,9 @@ import Testing
     func roundTripsToTheSameTree(_ name: String) throws {
         let trip = try RoundTrip(try Fixtures.bytes("valid", name))
         #expect(trip.second.calendars == trip.first.calendars)
-        #expect(trip.second.diagnostics.isEmpty, "\(trip.second.diagnostics)")
+        // Warnings about values kept as written (Outlook's -0000) come back; nothing else may.
+        let kept = trip.first.diagnostics.filter { $0.code == .invalidValue }.map(\.message)
+        #expect(trip.second.diagnostics.map(\.message) == kept, "\(trip.second.diagnostics)")
         // Writing is a fixed point after one round.
         #expect(ICalWriter().bytes(trip.second.calendars) == trip.written)
     }
