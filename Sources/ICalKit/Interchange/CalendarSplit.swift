@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Splits calendars into one calendar per UID, for a vdir collection (one `.ics` file per
+/// item, as vdirsyncer, khal and OpenEventKit's folder store use): the library behind
+/// `ical convert --split DIR`.
+///
+/// Decisions:
+/// - **One item per UID.** The master component and its overrides (same UID, with
+///   RECURRENCE-ID) go into one VCALENDAR, master first, then overrides by RECURRENCE-ID.
+///   Each VCALENDAR is complete: VERSION, the PRODID (and CALSCALE) of the calendar the
+///   item came from, and the VTIMEZONEs its TZIDs need: the source calendar's own, or
+///   ones generated from tzdata.
+/// - **Several inputs merge.** When the same UID and RECURRENCE-ID appear more than once
+///   (across inputs or within one), the component with the highest SEQUENCE is kept, then
+///   the one with the latest DTSTAMP, then the first read; every duplicate is reported
+///   as a warning naming both places.
+/// - **A component without UID stops the split** (an error note): it cannot be named or
+///   merged. `ical convert --repair --split` gives such components stable UIDs first.
+/// - **File names** come from the UID (see ``fileName(for:taken:)``).
+/// - **Existing files are replaced only when they are ours to replace**: a file at the
+///   target path is replaced only when it is an iCalendar file whose components all carry
+///   the item's UID (an older copy of the same item). Any other file there (another UID,
+///   unreadable, not iCalendar) stops the whole split before anything is written. Files
+///   in the folder that the split does not name are left alone.
+public struct CalendarSplit: Sendable {
+    /// One output file: an item's UID, its file name and its complete VCALENDAR.
+    public struct Item: Sendable, Hashable {
+        /// The UID shared by the item's components.
+        public var uid: String
+        /// The file name in the collection (`.ics`, sanitised, unique in the split).
+        public var fileName: String
+        /// The VCALENDAR to write.
+        public var calendar: Component
+    }
+
+    /// Calendars read from one input.
+    public struct Input: Sendable {
+        /// The file name to report, when known.
+        public var file: String?
+        /// The calendars read from it.
+        public var calendars: [Component]
+
+        /// Creates an input.
+        public init(file: String?, calendars: [Component]) {
+            self.file = file
+            self.calendars = calendars
+        }
+    }
+
+    /// The PRODID for items whose source calendar has none.
+    public var productIdentifier: String
+
+    /// Creates a split.
+    public init(productIdentifier: String = "-//OpenEventKit//ical//EN") {
+        self.productIdentifier = productIdentifier
+    }
+
+    /// The longest file name (without `.ics`) taken from a UID before it is shortened.
+    public static let maximumNameLength = 120
+
+    private struct Candidate {
+        var component: Component
+        var calendar: Component
+        var file: String?
+        var order: Int
+    }
+
+    /// Groups the inputs' components by UID into items, sorted by UID, with the notes:
+    /// duplicates (warnings) and components without UID (errors).
+    public func split(_ inputs: [Input]) -> (items: [Item], notes: [ConversionNote]) {
+        var notes: [ConversionNote] = []
+        var chosen: [String: [String: Candidate]] = [:]
+        var order = 0
+        for input in inputs {
+            for calendar in input.calendars {
+                let members = calendar.matches(.calendar) ? calendar.components : [calendar]
+                for component in members where !component.matches(.timeZone) {
+                    order += 1
+                    guard let uid = component.uid, !uid.isEmpty else {
+                        notes.append(ConversionNote(.error, file: input.file, line: component.line ?? 0,
+                            message: "\(component.name.uppercased()) has no UID, so it cannot be split into its own file; "
+                                + "--repair gives it a stable one"))
+                        continue
+                    }
+                    let key = component.recurrenceIdentifier?.iCalendarText ?? ""
+                    let candidate = Candidate(component: component, calendar: calendar, file: input.file, order: order)
+                    guard let existing = chosen[uid]?[key] else {
+                        chosen[uid, default: [:]][key] = candidate
+                        continue
+                    }
+                    let winner = Self.isNewer(candidate, than: existing) ? candidate : existing
+                    let loser = winner.order == candidate.order ? existing : candidate
+                    chosen[uid]?[key] = winner
+                    let what = key.isEmpty ? "UID \"\(uid)\"" : "UID \"\(uid)\" RECURRENCE-ID \(key)"
+                    notes.append(ConversionNote(.warning, file: candidate.file, line: candidate.component.line ?? 0,
+                        message: "duplicate \(what), also at \(Self.place(existing)); kept the one at \(Self.place(winner)) "
+                            + "(SEQUENCE \(winner.component.sequence ?? 0)"
+                            + (winner.component.dateTimeStamp.map { ", DTSTAMP \($0.iCalendarText)" } ?? "")
+                            + "), dropped the one at \(Self.place(loser))"))
+                }
+            }
+        }
+        var taken: Set<String> = []
+        var items: [Item] = []
+        for uid in chosen.keys.sorted() {
+            guard let group = chosen[uid] else { continue }
+            let members = group.keys.sorted().compactMap { group[$0] }
+            items.append(Item(uid: uid, fileName: Self.fileName(for: uid, taken: &taken), calendar: calendar(for: members)))
+        }
+        return (items, notes)
+    }
+
+    /// Whether `candidate` wins over `existing`: higher SEQUENCE, then later DTSTAMP.
+    private static func isNewer(_ candidate: Candidate, than existing: Candidate) -> Bool {
+        let new = candidate.component.sequence ?? 0, old = existing.component.sequence ?? 0
+        if new != old { return new > old }
+        let newStamp = candidate.component.dateTimeStamp?.local, oldStamp = existing.component.dateTimeStamp?.local
+        switch (newStamp, oldStamp) {
+        case let (new?, old?): return new > old
+        case (.some, nil): return true
+        default: return false
+        }
+    }
+
+    private static func place(_ candidate: Candidate) -> String {
+        "\(candidate.file ?? "<input>"):\(candidate.component.line ?? 0)"
+    }
+
+    private func calendar(for members: [Candidate]) -> Component {
+        let source = members[0].calendar
+        var calendar = Component(kind: .calendar)
+        calendar.addProperty(Property(.version, rawValue: "2.0"))
+        calendar.addProperty(source.property(.productIdentifier)
+            ?? Property(.productIdentifier, rawValue: TextCoding.escape(productIdentifier)))
+        if let scale = source.property(.calendarScale) { calendar.addProperty(scale) }
+        calendar.properties = calendar.properties.map { var property = $0; property.line = nil; return property }
+        // The TZIDs the item uses, and the source calendars' definitions of them.
+        var used: [String] = []
+        func collect(_ component: Component) {
+            for property in component.properties {
+                if let tzid = property[parameter: .timeZoneIdentifier], !used.contains(tzid) { used.append(tzid) }
+            }
+            component.components.forEach(collect)
+        }
+        members.forEach { collect($0.component) }
+        var zones: [Component] = []
+        for tzid in used.sorted() {
+            for member in members {
+                if let zone = member.calendar.components(.timeZone).first(where: {
+                    $0[.timeZoneIdentifier]?.trimmingASCIIWhitespace() == tzid
+                }) {
+                    zones.append(zone)
+                    break
+                }
+            }
+        }
+        calendar.components = zones + members.map(\.component)
+        let generated = TimeZoneExport.timeZones(neededBy: [calendar])
+        calendar.components.insert(contentsOf: generated, at: zones.count)
+        return calendar
+    }
+
+    /// A file name for a UID, unique among `taken` (compared without regard to case, for
+    /// case-insensitive file systems), which it is added to.
+    ///
+    /// ASCII letters, digits and `-_.@+=` are kept; every other character (`/`, NUL,
+    /// control characters, spaces, non-ASCII) becomes `_`; the second dot of `..` becomes
+    /// `_`, and so does a leading dot, so no name is hidden, `.` or `..`. An empty result is
+    /// `_`. A name longer than ``maximumNameLength`` keeps its first 100 characters plus
+    /// `-` and 16 hexadecimal digits of a hash of the whole UID. A name already taken
+    /// (another UID sanitised to the same text) gets `-` and 8 hexadecimal digits of the
+    /// UID's hash, then a counter. Names are given in UID order, so the result is the same
+    /// on every run. `.ics` is appended.
+    public static func fileName(for uid: String, taken: inout Set<String>) -> String {
+        var name = ""
+        var previousWasDot = false
+        for scalar in uid.unicodeScalars {
+            var character: Character
+            if scalar.isASCII, (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.@+=".unicodeScalars.contains(scalar)) {
+                character = Character(scalar)
+            } else {
+                character = "_"
+            }
+            if character == "." && (previousWasDot || name.isEmpty) { character = "_" }
+            previousWasDot = character == "."
+            name.append(character)
+        }
+        if name.isEmpty { name = "_" }
+        let hash = StableHash(Array(uid.utf8)).hex
+        if name.count > maximumNameLength {
+            name = String(name.prefix(100)) + "-" + String(hash.prefix(16))
+        }
+        var candidate = name
+        if taken.contains(candidate.lowercased()) {
+            candidate = name + "-" + String(hash.prefix(8))
+            var counter = 2
+            while taken.contains(candidate.lowercased()) {
+                candidate = name + "-" + String(hash.prefix(8)) + "-\(counter)"
+                counter += 1
+            }
+        }
+        taken.insert(candidate.lowercased())
+        return candidate + ".ics"
+    }
+
+    /// Writes items into a folder (created when missing, one level), each file atomically.
+    ///
+    /// Every target is checked first: when a file exists that is not ours to replace (see
+    /// the type's documentation), nothing is written and the error names it.
+    public func write(_ items: [Item], toFolder folder: String) throws(ICalError) {
+        var info = stat()
+        if stat(folder, &info) != 0 {
+            guard mkdir(folder, 0o755) == 0 else {
+                throw ICalError(.io, "cannot create the folder: \(String(cString: strerror(errno)))", file: folder)
+            }
+        } else if (info.st_mode & S_IFMT) != S_IFDIR {
+            throw ICalError(.io, "is not a folder", file: folder)
+        }
+        let base = folder.hasSuffix("/") ? folder : folder + "/"
+        for item in items {
+            let path = base + item.fileName
+            guard stat(path, &info) == 0 else { continue }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw ICalError(.io, "exists and is not a regular file; nothing was written", file: path)
+            }
+            let uids: Set<String>
+            do {
+                let result = try ICalReader().read(contentsOfFile: path)
+                uids = Set(result.calendars.flatMap { calendar in
+                    (calendar.matches(.calendar) ? calendar.components : [calendar])
+                        .filter { !$0.matches(.timeZone) }.map { $0.uid ?? "" }
+                })
+            } catch {
+                throw ICalError(.io, "exists and is not an iCalendar file; not replaced, nothing was written", file: path)
+            }
+            guard uids == [item.uid] else {
+                let names = uids.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+                throw ICalError(.io, "exists and holds \(uids.isEmpty ? "no item" : "UID \(names)"), not UID \"\(item.uid)\"; "
+                                + "not replaced, nothing was written", file: path)
+            }
+        }
+        let writer = ICalWriter()
+        for item in items {
+            try FileIO.writeAtomically(writer.bytes(item.calendar), to: base + item.fileName)
+        }
+    }
+}
