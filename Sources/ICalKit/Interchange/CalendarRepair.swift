@@ -45,7 +45,7 @@ public struct CalendarRepair: Sendable {
     static let zonedProperties: [PropertyKind] = [.dateTimeStart, .dateTimeEnd, .dateTimeDue, .recurrenceIdentifier,
                                                   .exceptionDates, .recurrenceDates]
 
-    /// Repairs calendars read from one file. Components other than VCALENDAR at the top are
+    /// Repairs calendars read from one file; the changes come sorted by line. Components other than VCALENDAR at the top are
     /// repaired as if they were inside one (their UID and DTSTAMP only).
     public func repair(_ calendars: [Component], file: String?) -> (calendars: [Component], changes: [ConversionNote]) {
         var changes: [ConversionNote] = []
@@ -53,7 +53,8 @@ public struct CalendarRepair: Sendable {
         let repaired = calendars.map { calendar in
             repair(calendar, file: file, changes: &changes, usedIdentifiers: &usedIdentifiers)
         }
-        return (repaired, changes)
+        let sorted = changes.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+        return (repaired, sorted)
     }
 
     private func repair(_ input: Component, file: String?, changes: inout [ConversionNote],

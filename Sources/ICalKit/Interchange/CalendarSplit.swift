@@ -99,10 +99,7 @@ public struct CalendarSplit: Sendable {
                     chosen[uid]?[key] = winner
                     let what = key.isEmpty ? "UID \"\(uid)\"" : "UID \"\(uid)\" RECURRENCE-ID \(key)"
                     notes.append(ConversionNote(.warning, file: candidate.file, line: candidate.component.line ?? 0,
-                        message: "duplicate \(what), also at \(Self.place(existing)); kept the one at \(Self.place(winner)) "
-                            + "(SEQUENCE \(winner.component.sequence ?? 0)"
-                            + (winner.component.dateTimeStamp.map { ", DTSTAMP \($0.iCalendarText)" } ?? "")
-                            + "), dropped the one at \(Self.place(loser))"))
+                        message: "duplicate \(what): kept \(Self.describe(winner)), dropped \(Self.describe(loser))"))
                 }
             }
         }
@@ -128,8 +125,10 @@ public struct CalendarSplit: Sendable {
         }
     }
 
-    private static func place(_ candidate: Candidate) -> String {
-        "\(candidate.file ?? "<input>"):\(candidate.component.line ?? 0)"
+    /// `b.ics:4 (SEQUENCE 2, DTSTAMP 20240101T000000Z)`.
+    private static func describe(_ candidate: Candidate) -> String {
+        "\(candidate.file ?? "<input>"):\(candidate.component.line ?? 0) (SEQUENCE \(candidate.component.sequence ?? 0)"
+            + (candidate.component.dateTimeStamp.map { ", DTSTAMP \($0.iCalendarText)" } ?? "") + ")"
     }
 
     private func calendar(for members: [Candidate]) -> Component {

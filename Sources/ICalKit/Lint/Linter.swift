@@ -97,7 +97,7 @@ public struct Linter: Sendable {
             findings.append(LintFinding(.warning, .missingProductIdentifier, file: file, line: calendarLine, component: "VCALENDAR",
                                         message: "VCALENDAR has no PRODID (RFC 5545 requires one)"))
         }
-        let resolver = TimeZoneResolver(calendar: calendar, file: file)
+        let resolver = TimeZoneResolver(calendar: calendar, file: file, comparisonYears: Self.years(usedIn: calendar))
         for diagnostic in resolver.diagnostics where diagnostic.component == "VTIMEZONE" || diagnostic.property != nil
             && ASCII.equalsIgnoringCase(diagnostic.property ?? "", PropertyKind.calendarTimeZone.rawValue) {
             var finding = LintFinding(diagnostic, file: file)
@@ -179,6 +179,29 @@ public struct Linter: Sendable {
             findings += check(child, file: file, resolver: resolver, hasMethod: hasMethod, reportedTimeZones: &reportedTimeZones)
         }
         return findings
+    }
+
+    /// The years a calendar's zoned values fall in, from the earliest to the latest (20
+    /// years more for a recurring component), within 1970...2037: the years over which its
+    /// VTIMEZONEs are compared with tzdata. A VTIMEZONE that states only today's rules (as
+    /// most programs write them) then is not reported for disagreeing in 1970.
+    static func years(usedIn calendar: Component) -> ClosedRange<Int> {
+        var lower = Int.max, upper = Int.min
+        func walk(_ component: Component) {
+            guard !component.matches(.timeZone) else { return }
+            let recurring = component.property(.recurrenceRule) != nil
+            for property in component.properties where property[parameter: .timeZoneIdentifier] != nil {
+                for value in property.dateTimeValues {
+                    lower = min(lower, value.date.year)
+                    upper = max(upper, value.date.year + (recurring ? 20 : 0))
+                }
+            }
+            component.components.forEach(walk)
+        }
+        walk(calendar)
+        guard lower <= upper else { return 1970...2037 }
+        let clampedLower = min(max(lower, 1970), 2037)
+        return clampedLower...max(clampedLower, min(upper, 2037))
     }
 
     /// INTERVAL=0, COUNT=0 and an UNTIL of the wrong type for DTSTART, read from the text.
