@@ -2,7 +2,8 @@
 /// `ical validate`.
 ///
 /// A file is read leniently with ``ICalReader`` (jCal is detected and read with
-/// ``JCalReader``); every reader diagnostic becomes a finding whose rule is its code. Then
+/// ``JCalReader``); every reader diagnostic becomes a finding whose rule is its code (or
+/// ``LintRule/invalidRecurrenceRule`` for an RRULE the reader could not read). Then
 /// each VCALENDAR and its components are checked against the rules in ``LintRule``, and,
 /// for iCalendar text, every physical line is measured (``LintRule/lineTooLong``).
 /// Duplicate UIDs are looked for within one file. Findings carry the file and line of the
@@ -43,7 +44,13 @@ public struct Linter: Sendable {
         case .iCalendar:
             do {
                 let result = try ICalReader(mode: .lenient, limits: .init(maxInputSize: maxInputSize)).read(bytes, file: file)
-                findings += result.diagnostics.map { LintFinding($0, file: file) }
+                findings += result.diagnostics.map { diagnostic in
+                    var finding = LintFinding(diagnostic, file: file)
+                    if let property = diagnostic.property, ["RRULE", "EXRULE"].contains(property.uppercased()) {
+                        finding.rule = .invalidRecurrenceRule
+                    }
+                    return finding
+                }
                 calendars = result.calendars
             } catch {
                 return LintReport(findings: [LintFinding(.error, LintRule(rawValue: error.code.rawValue), file: file,
