@@ -152,7 +152,8 @@ public struct Linter: Sendable {
             if start.isDate != end.isDate {
                 add(.error, .endNotAfterStart, endProperty,
                     "\(endName) is a \(end.isDate ? "DATE" : "DATE-TIME") but DTSTART is a \(start.isDate ? "DATE" : "DATE-TIME")")
-            } else {
+            } else if [start, end].allSatisfy({ value in value.timeZoneIdentifier.map { resolver.resolve($0) != nil } ?? true }) {
+                // Compared only when both zones are known; an unknown TZID is its own finding.
                 let startInstant = resolver.instant(for: start, floatingZone: FixedOffsetZone.utc)
                 let endInstant = resolver.instant(for: end, floatingZone: FixedOffsetZone.utc)
                 if endInstant <= startInstant {
