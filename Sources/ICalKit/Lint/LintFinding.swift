@@ -44,6 +44,19 @@ public struct LintReport: Sendable, Hashable {
     public var findings: [LintFinding]
     /// The number of components directly inside the file's calendars.
     public var componentCount: Int
+    /// Where each UID (with its RECURRENCE-ID and SEQUENCE) is, for finding duplicates
+    /// across files (``LintSummary/add(_:)``).
+    var identities: [Identity] = []
+
+    /// A component's identity and place.
+    struct Identity: Sendable, Hashable {
+        var uid: String
+        var recurrenceIdentifier: String
+        var sequence: Int?
+        var file: String
+        var line: Int
+        var component: String
+    }
 
     /// Creates a report.
     public init(findings: [LintFinding], componentCount: Int) {

@@ -14,11 +14,30 @@ public struct LintSummary: Sendable, Hashable {
     /// Creates an empty summary.
     public init() {}
 
-    /// Adds a file's report.
+    /// Where each UID was first seen in an earlier file, by UID and RECURRENCE-ID.
+    private var seen: [String: [LintReport.Identity]] = [:]
+
+    /// Adds a file's report, and a ``LintRule/duplicateUID`` warning for each UID (with
+    /// its RECURRENCE-ID) that an earlier file of this run already has with the same
+    /// SEQUENCE (or none): a vdir collection must hold each item once.
     public mutating func add(_ report: LintReport) {
         fileCount += 1
         componentCount += report.componentCount
         findings += report.findings
+        var added: [String: [LintReport.Identity]] = [:]
+        for identity in report.identities {
+            let key = identity.uid + "\u{0}" + identity.recurrenceIdentifier
+            if let earlier = seen[key]?.first(where: { $0.sequence == identity.sequence }) {
+                let recurrence = identity.recurrenceIdentifier.isEmpty ? "" : " and RECURRENCE-ID \(identity.recurrenceIdentifier)"
+                let sequence = identity.sequence.map { "the same SEQUENCE \($0)" } ?? "no SEQUENCE"
+                findings.append(LintFinding(.warning, .duplicateUID, file: identity.file, line: identity.line,
+                    component: identity.component, property: "UID",
+                    message: "UID \"\(identity.uid)\"\(recurrence) is also in \(earlier.file):\(earlier.line) with "
+                        + "\(sequence); programs keep either one"))
+            }
+            added[key, default: []].append(identity)
+        }
+        for (key, identities) in added { seen[key, default: []] += identities }
     }
 
     /// The number of errors.

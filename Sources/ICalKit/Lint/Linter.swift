@@ -6,7 +6,8 @@
 /// ``LintRule/invalidRecurrenceRule`` for an RRULE the reader could not read). Then
 /// each VCALENDAR and its components are checked against the rules in ``LintRule``, and,
 /// for iCalendar text, every physical line is measured (``LintRule/lineTooLong``).
-/// Duplicate UIDs are looked for within one file. Findings carry the file and line of the
+/// Duplicate UIDs are looked for within one file here, and across the files of one run by
+/// ``LintSummary/add(_:)``. Findings carry the file and line of the
 /// property or component involved.
 public struct Linter: Sendable {
     /// The largest input read.
@@ -65,7 +66,16 @@ public struct Linter: Sendable {
         findings += Self.duplicates(calendars, file: file)
         // Stable sort by line.
         let sorted = findings.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
-        return LintReport(findings: sorted, componentCount: calendars.reduce(0) { $0 + $1.components.count })
+        var report = LintReport(findings: sorted, componentCount: calendars.reduce(0) { $0 + $1.components.count })
+        for calendar in calendars {
+            for component in calendar.components where Self.itemKinds.contains(where: { component.matches($0) }) {
+                guard let uid = component.uid else { continue }
+                report.identities.append(LintReport.Identity(
+                    uid: uid, recurrenceIdentifier: component.recurrenceIdentifier?.iCalendarText ?? "",
+                    sequence: component.sequence, file: file, line: component.line ?? 0, component: component.name.uppercased()))
+            }
+        }
+        return report
     }
 
     /// Physical lines longer than 75 octets, without CR LF.

@@ -113,3 +113,17 @@ import ICalKit
             + #""message":"VCALENDAR has no PRODID (RFC 5545 requires one)"}]}"# + "\n")
     }
 }
+
+@Suite struct LintSummaryTests {
+    @Test func duplicatesAcrossFiles() {
+        let item = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:same\r\nDTSTAMP:20240101T000000Z\r\n"
+            + "DTSTART:20240101T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        var summary = LintSummary()
+        summary.add(Linter().lint(Array(item.utf8), file: "a.ics"))
+        summary.add(Linter().lint(Array(item.utf8), file: "b.ics"))
+        #expect(summary.findings.map(\.description) == [
+            "b.ics:4: warning: [duplicate-uid] UID \"same\" is also in a.ics:4 with no SEQUENCE; programs keep either one",
+        ])
+        #expect(summary.line == "2 files, 2 components: 0 errors, 1 warning")
+    }
+}
