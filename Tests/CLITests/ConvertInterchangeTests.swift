@@ -123,6 +123,27 @@ import Testing
         }
     }
 
+    @Test func inputWithoutCalendarDataWritesNothing() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let good = try folder.write("good.ics", Self.google)
+        let empty = try folder.write("empty.ics", "")
+        let target = folder.url.appendingPathComponent("out.ics").path
+        let output = try ICalRunner.run(["convert", good, empty, "-o", target])
+        #expect(output.status == 1)
+        #expect(output.stderr.hasSuffix("ical: \(empty) holds no calendar data; nothing written\n"))
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    @Test func missingInputAndUnwritableOutputAreReportedPlainly() throws {
+        let missing = try ICalRunner.run(["convert", "/nonexistent/in.ics", "--to", "json"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "/nonexistent/in.ics: no such file or folder\n")
+        let unwritable = try ICalRunner.run(["convert", "-", "--to", "csv", "-o", "/nonexistent/out.csv"], stdin: Self.google)
+        #expect(unwritable.status == 1)
+        #expect(unwritable.stderr.hasPrefix("/nonexistent/out.csv: cannot create a temporary file beside it"))
+    }
+
     // MARK: repair
 
     @Test func repairGolden() throws {

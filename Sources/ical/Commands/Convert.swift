@@ -9,8 +9,9 @@ extension ICal {
             discussion: """
                 Reads iCalendar or jCal (RFC 7265; detected from the content) and writes the
                 format --to names. Several inputs are merged into one output. Problems go to
-                standard error; with --strict the first error stops the conversion. Nothing is
-                written when the conversion fails, and output files are written atomically.
+                standard error; with --strict the first error stops the conversion. When an
+                input cannot be read or holds no calendar data, nothing is written and the exit
+                status is 1; output files are written atomically, never half-written.
 
                 ics: canonical iCalendar: CRLF line ends, lines folded at 75 octets, every
                 property, parameter and component kept (unknown and X- ones too). iCalendar and
@@ -109,23 +110,28 @@ extension ICal {
 
         func run() throws {
             var inputs: [CalendarSplit.Input] = []
-            var failed = false
             for input in self.inputs {
-                for path in try CalendarFiles.expand(input) {
+                let paths: [String]
+                do { paths = try CalendarFiles.expand(input) } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+                for path in paths {
+                    let name = path == "-" ? "<stdin>" : path
+                    let result: ReadResult
                     do {
-                        let result = try reading.reader.read(contentsOfFileInAnyFormat: path)
-                        result.diagnostics.forEach { printError($0.description) }
-                        failed = failed || result.calendars.isEmpty
-                        inputs.append(CalendarSplit.Input(file: path == "-" ? "<stdin>" : path, calendars: result.calendars))
+                        result = try reading.reader.read(contentsOfFileInAnyFormat: path)
                     } catch {
                         printError("\(error)")
                         throw ExitCode(1)
                     }
+                    result.diagnostics.forEach { printError($0.description) }
+                    if result.calendars.isEmpty {
+                        printError("ical: \(name) holds no calendar data; nothing written")
+                        throw ExitCode(1)
+                    }
+                    inputs.append(CalendarSplit.Input(file: name, calendars: result.calendars))
                 }
-            }
-            guard inputs.contains(where: { !$0.calendars.isEmpty }) else {
-                printError("ical: no calendar data in the input; nothing written")
-                throw ExitCode(1)
             }
             if repair {
                 var repairer = CalendarRepair()
@@ -151,10 +157,18 @@ extension ICal {
                     printError("\(error)")
                     throw ExitCode(1)
                 }
-                if failed { throw ExitCode(1) }
                 return
             }
-            let calendars = inputs.flatMap(\.calendars)
+            do {
+                try write(inputs.flatMap(\.calendars))
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
+            }
+        }
+
+        /// Writes the merged calendars in the format --to names.
+        private func write(_ calendars: [Component]) throws(ICalError) {
             switch to {
             case .ics:
                 try ICalWriter().write(calendars, toFile: output.output)
@@ -165,7 +179,6 @@ extension ICal {
             case .csv:
                 try ComponentCSVWriter().write(calendars, toFile: output.output)
             }
-            if failed { throw ExitCode(1) }
         }
     }
 }
