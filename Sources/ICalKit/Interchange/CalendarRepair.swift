@@ -10,9 +10,11 @@
 /// - **X-WR-TIMEZONE is applied.** Google Calendar and Apple Calendar write floating
 ///   DATE-TIMEs and mean them in the zone X-WR-TIMEZONE names; other programs read them as
 ///   floating. Every floating DATE-TIME in DTSTART, DTEND, DUE, RECURRENCE-ID, EXDATE and
-///   RDATE gets that zone's IANA name as its TZID, and a floating RRULE UNTIL is turned
-///   into UTC (RFC 5545 §3.3.10 wants UNTIL in UTC when DTSTART has a TZID). DATE values
-///   stay all-day. A Windows name in X-WR-TIMEZONE is rewritten to its IANA name too.
+///   RDATE gets that zone's IANA name as its TZID. DATE values stay all-day. A Windows
+///   name in X-WR-TIMEZONE is rewritten to its IANA name too.
+/// - **A floating RRULE UNTIL with a zoned DTSTART** is turned into UTC in DTSTART's zone
+///   (RFC 5545 §3.3.10 wants UNTIL in UTC then); this follows from the X-WR-TIMEZONE step
+///   and is also done where the TZID was there already.
 /// - **Missing VTIMEZONEs** are generated from tzdata for every TZID used and not defined
 ///   (``TimeZoneExport/timeZones(neededBy:)``).
 /// - **Missing DTSTAMP** in VEVENT, VTODO, VJOURNAL and VFREEBUSY is set to ``now``
@@ -135,6 +137,28 @@ public struct CalendarRepair: Sendable {
             }
         }
 
+        // RRULE UNTIL in UTC where DTSTART has a zone.
+        var resolver: TimeZoneResolver?
+        for index in calendar.components.indices where !calendar.components[index].matches(.timeZone) {
+            let component = calendar.components[index]
+            guard let start = component.dateTimeStart, let tzid = start.timeZoneIdentifier,
+                  component.properties.contains(where: { $0.matches(.recurrenceRule) && Self.floatingUntil(in: $0.rawValue) != nil })
+            else { continue }
+            if resolver == nil { resolver = TimeZoneResolver(calendar: calendar) }
+            guard let rules = resolver?.resolve(tzid)?.rules else { continue }
+            for propertyIndex in component.properties.indices where component.properties[propertyIndex].matches(.recurrenceRule) {
+                let property = component.properties[propertyIndex]
+                guard let (part, until) = Self.floatingUntil(in: property.rawValue) else { continue }
+                let utc = DateTime(LocalDateTime(secondsSinceEpoch: rules.instant(for: until.local)), zone: .utc)
+                var parts = property.rawValue.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+                parts[part] = "UNTIL=" + utc.iCalendarText
+                calendar.components[index].properties[propertyIndex].rawValue = parts.joined(separator: ";")
+                report(.repaired, property.line ?? component.line,
+                       "RRULE UNTIL \(until.iCalendarText) is floating but DTSTART has TZID \"\(tzid)\"; "
+                       + "in that zone it is \(utc.iCalendarText)")
+            }
+        }
+
         // Missing VTIMEZONEs.
         let generated = TimeZoneExport.timeZones(neededBy: [calendar])
         if !generated.isEmpty {
@@ -189,7 +213,6 @@ public struct CalendarRepair: Sendable {
 
     private func applyCalendarTimeZone(_ zone: IANATimeZone, to component: inout Component,
                                        report: (ConversionNote.Kind, Int?, String) -> Void) {
-        var zonedStart = false
         for index in component.properties.indices {
             let property = component.properties[index]
             guard Self.zonedProperties.contains(where: { property.matches($0) }),
@@ -199,29 +222,24 @@ public struct CalendarRepair: Sendable {
             guard !values.isEmpty, values.allSatisfy({ DateTime(iCalendar: String($0).trimmingASCIIWhitespace()).map { !$0.isDate && $0.zone == .floating } ?? false })
             else { continue }
             component.properties[index].setParameter(.timeZoneIdentifier, to: zone.identifier)
-            if property.matches(.dateTimeStart) { zonedStart = true }
             report(.repaired, property.line ?? component.line,
                    "\(property.name.uppercased()) \(property.rawValue) is floating; X-WR-TIMEZONE gives it TZID \"\(zone.identifier)\"")
-        }
-        if zonedStart {
-            for index in component.properties.indices where component.properties[index].matches(.recurrenceRule) {
-                let property = component.properties[index]
-                var parts = property.rawValue.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-                for part in parts.indices {
-                    let pieces = parts[part].split(separator: "=", maxSplits: 1).map(String.init)
-                    guard pieces.count == 2, pieces[0].uppercased() == "UNTIL",
-                          let until = DateTime(iCalendar: pieces[1]), !until.isDate, until.zone == .floating else { continue }
-                    let utc = DateTime(LocalDateTime(secondsSinceEpoch: zone.instant(for: until.local)), zone: .utc)
-                    parts[part] = "UNTIL=" + utc.iCalendarText
-                    report(.repaired, property.line ?? component.line,
-                           "RRULE UNTIL \(pieces[1]) is floating; in \(zone.identifier) it is \(utc.iCalendarText)")
-                }
-                component.properties[index].rawValue = parts.joined(separator: ";")
-            }
         }
         for index in component.components.indices {
             applyCalendarTimeZone(zone, to: &component.components[index], report: report)
         }
+    }
+
+    /// The index of the `;`-separated part holding a floating DATE-TIME UNTIL, and its value.
+    static func floatingUntil(in rule: String) -> (Int, DateTime)? {
+        for (index, part) in rule.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
+            let pieces = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pieces.count == 2, pieces[0].trimmingASCIIWhitespace().uppercased() == "UNTIL",
+                  let until = DateTime(iCalendar: pieces[1].trimmingASCIIWhitespace()), !until.isDate,
+                  until.zone == .floating else { continue }
+            return (index, until)
+        }
+        return nil
     }
 
     /// Calls `body` for every property of every component below `calendar` except VTIMEZONEs,

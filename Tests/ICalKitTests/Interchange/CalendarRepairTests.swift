@@ -111,3 +111,25 @@ import ICalKit
         #expect(result.calendars[0].components(.timeZone).count == 1)
     }
 }
+
+@Suite struct CalendarRepairUntilTests {
+    @Test func floatingUntilWithZonedStartBecomesUTC() throws {
+        let text = """
+            BEGIN:VCALENDAR
+            VERSION:2.0
+            PRODID:x
+            BEGIN:VEVENT
+            UID:u
+            DTSTAMP:20240101T000000Z
+            DTSTART;TZID=Europe/Berlin:20240101T100000
+            RRULE:FREQ=DAILY;UNTIL=20240110T100000;BYHOUR=10
+            END:VEVENT
+            END:VCALENDAR
+
+            """
+        let result = CalendarRepairTests.repair.repair(try InterchangeFixtures.read(text), file: "u.ics")
+        #expect(result.calendars[0].components(.event)[0][.recurrenceRule] == "FREQ=DAILY;UNTIL=20240110T090000Z;BYHOUR=10")
+        #expect(result.changes.map(\.description).contains(
+            "u.ics:8: repaired: RRULE UNTIL 20240110T100000 is floating but DTSTART has TZID \"Europe/Berlin\"; in that zone it is 20240110T090000Z"))
+    }
+}
