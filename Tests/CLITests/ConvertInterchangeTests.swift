@@ -233,7 +233,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: vdir).sorted() == ["g1@google.com.ics", "holiday@google.com.ics"])
         let series = try String(contentsOfFile: vdir + "/g1@google.com.ics", encoding: .utf8)
         #expect(series.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Google Inc//Google Calendar 70.9054//EN\r\n"
-            + "BEGIN:VTIMEZONE\r\nTZID:America/New_York\r\n"))
+            + "X-WR-TIMEZONE:America/New_York\r\nBEGIN:VTIMEZONE\r\nTZID:America/New_York\r\n"))
         #expect(series.components(separatedBy: "BEGIN:VEVENT").count == 3)
         let holiday = try String(contentsOfFile: vdir + "/holiday@google.com.ics", encoding: .utf8)
         #expect(holiday.contains("SUMMARY:Holiday (renamed)"))

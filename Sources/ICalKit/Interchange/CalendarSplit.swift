@@ -14,8 +14,10 @@ import Darwin
 /// - **One item per UID.** The master component and its overrides (same UID, with
 ///   RECURRENCE-ID) go into one VCALENDAR, master first, then overrides by RECURRENCE-ID.
 ///   Each VCALENDAR is complete: VERSION, the PRODID (and CALSCALE) of the calendar the
-///   item came from, and the VTIMEZONEs its TZIDs need: the source calendar's own, or
-///   ones generated from tzdata.
+///   item came from, its X-WR-TIMEZONE (so floating times keep the zone Google and Apple
+///   mean; `--repair` applies it instead), and the VTIMEZONEs its TZIDs need: the source
+///   calendar's own, or ones generated from tzdata. Other calendar properties
+///   (X-WR-CALNAME, METHOD) describe the whole source and are not copied.
 /// - **Several inputs merge.** When the same UID and RECURRENCE-ID appear more than once
 ///   (across inputs or within one), the component with the highest SEQUENCE is kept, then
 ///   the one with the latest DTSTAMP, then the first read; every duplicate is reported
@@ -138,6 +140,7 @@ public struct CalendarSplit: Sendable {
         calendar.addProperty(source.property(.productIdentifier)
             ?? Property(.productIdentifier, rawValue: TextCoding.escape(productIdentifier)))
         if let scale = source.property(.calendarScale) { calendar.addProperty(scale) }
+        if let zone = source.property(.calendarTimeZone) { calendar.addProperty(zone) }
         calendar.properties = calendar.properties.map { var property = $0; property.line = nil; return property }
         // The TZIDs the item uses, and the source calendars' definitions of them.
         var used: [String] = []

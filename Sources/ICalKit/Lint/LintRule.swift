@@ -25,7 +25,8 @@ public struct LintRule: RawRepresentable, Sendable, Hashable, Codable, CustomStr
     /// DTEND (or DUE) together with DURATION (RFC 5545 §3.6.1, §3.6.2). Error.
     public static let endWithDuration = LintRule(rawValue: "dtend-and-duration")
     /// A TZID that no VTIMEZONE defines and that is not an IANA, vendor-prefixed or Windows
-    /// zone name (``TimeZoneResolver``). Warning.
+    /// zone name (``TimeZoneResolver``), reported once per TZID and calendar at its first
+    /// use. Warning.
     public static let unknownTimeZone = LintRule(rawValue: "unknown-tzid")
     /// RRULE with INTERVAL=0 or COUNT=0, or an UNTIL whose value type differs from DTSTART's
     /// (a DATE with a DATE-TIME start or the reverse; a floating UNTIL with a zoned start),
