@@ -41,7 +41,8 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["ICalKit"]),
+            dependencies: ["ICalKit"],
+            exclude: ["Expected"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,6 +10,16 @@ import Testing
         #expect(output.stdout.contains("  ical "))
     }
 
+    /// The whole help screens, compared with Tests/CLITests/Expected/ (regenerate with
+    /// `COLUMNS=80 .build/debug/ical validate --help > Tests/CLITests/Expected/validate-help.txt`).
+    @Test(arguments: ["validate", "convert"])
+    func helpIsGolden(command: String) throws {
+        let expected = ICalRunner.packageRoot.appendingPathComponent("Tests/CLITests/Expected/\(command)-help.txt")
+        let output = try ICalRunner.run([command, "--help"])
+        #expect(output.status == 0)
+        #expect(output.stdout == (try String(contentsOf: expected, encoding: .utf8)))
+    }
+
     @Test func convertHelpDocumentsTheNewOptions() throws {
         let output = try ICalRunner.run(["convert", "--help"])
         for text in ["--to <to>", "(values: ics, jcal, json, csv", "--repair", "--split <folder>", "--stamp <date-time>",

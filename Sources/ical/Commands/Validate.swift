@@ -8,15 +8,17 @@ extension ICal {
         static let configuration = CommandConfiguration(
             abstract: "Check iCalendar files and report every problem with its file, line and rule.",
             discussion: """
-                Prints one line per problem, FILE:LINE: SEVERITY: [RULE] MESSAGE, then a summary
-                line. Rules: missing-version, missing-prodid, missing-uid, missing-dtstamp,
-                missing-dtstart, dtend-before-dtstart, dtend-and-duration, unknown-tzid, rrule
-                (INTERVAL=0, COUNT=0, UNTIL of the wrong type), exdate-type, duplicate-uid,
-                line-length (over 75 octets), time-zone (VTIMEZONE and X-WR-TIMEZONE problems),
-                and the reader's own: syntax, structure, invalid-value, placement, encoding,
-                limit-exceeded. Exits with 1 when any input has an error, or with --strict
-                when there is any finding at all. --format json prints one JSON object
-                (files, components, errors, warnings, findings) for tools instead.
+                Prints one line per problem, FILE:LINE: SEVERITY: [RULE] MESSAGE, then a
+                summary line. Rules: missing-version, missing-prodid, missing-uid,
+                missing-dtstamp, missing-dtstart, dtend-before-dtstart, dtend-and-duration,
+                unknown-tzid, rrule (INTERVAL=0, COUNT=0, UNTIL of the wrong type),
+                exdate-type, duplicate-uid (within a file and across the inputs),
+                line-length (over 75 octets), time-zone (VTIMEZONE and X-WR-TIMEZONE
+                problems), and the reader's own: syntax, structure, invalid-value,
+                placement, encoding, limit-exceeded. Exits with 1 when any input has an
+                error, or with --strict when there is any finding at all. --format json
+                prints one JSON object (files, components, errors, warnings, findings)
+                for tools instead.
 
                 Examples:
                   ical validate calendar.ics
