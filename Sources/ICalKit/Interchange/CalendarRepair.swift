@@ -87,8 +87,9 @@ public struct CalendarRepair: Sendable {
         var unknown: [String: Int] = [:]
         var unknownOrder: [String] = []
         let defined = Set(calendar.components(.timeZone).compactMap { $0[.timeZoneIdentifier]?.trimmingASCIIWhitespace() })
+        var considered: Set<String> = []
         func consider(_ tzid: String, line: Int?) {
-            guard renames[tzid] == nil, unknown[tzid] == nil else { return }
+            guard considered.insert(tzid).inserted else { return }
             if let standard = TimeZoneResolver.resolveStandard(tzid) {
                 if standard.source == .windows || standard.source == .vendorPrefix, standard.identifier != tzid {
                     renames[tzid] = standard.identifier

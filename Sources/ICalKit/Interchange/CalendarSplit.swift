@@ -68,9 +68,16 @@ public struct CalendarSplit: Sendable {
 
     private struct Candidate {
         var component: Component
-        var calendar: Component
+        /// The index of the source calendar in `sources`.
+        var calendar: Int
         var file: String?
         var order: Int
+    }
+
+    /// What an item needs from the calendar it came from.
+    private struct Source {
+        var properties: [Property]
+        var timeZones: [String: Component]
     }
 
     /// Groups the inputs' components by UID into items, sorted by UID, with the notes:
@@ -79,8 +86,14 @@ public struct CalendarSplit: Sendable {
         var notes: [ConversionNote] = []
         var chosen: [String: [String: Candidate]] = [:]
         var order = 0
+        var sources: [Source] = []
         for input in inputs {
             for calendar in input.calendars {
+                var zones: [String: Component] = [:]
+                for zone in calendar.components(.timeZone) {
+                    if let tzid = zone[.timeZoneIdentifier]?.trimmingASCIIWhitespace(), zones[tzid] == nil { zones[tzid] = zone }
+                }
+                sources.append(Source(properties: calendar.properties, timeZones: zones))
                 let members = calendar.matches(.calendar) ? calendar.components : [calendar]
                 for component in members where !component.matches(.timeZone) {
                     order += 1
@@ -91,7 +104,7 @@ public struct CalendarSplit: Sendable {
                         continue
                     }
                     let key = component.recurrenceIdentifier?.iCalendarText ?? ""
-                    let candidate = Candidate(component: component, calendar: calendar, file: input.file, order: order)
+                    let candidate = Candidate(component: component, calendar: sources.count - 1, file: input.file, order: order)
                     guard let existing = chosen[uid]?[key] else {
                         chosen[uid, default: [:]][key] = candidate
                         continue
@@ -105,12 +118,41 @@ public struct CalendarSplit: Sendable {
                 }
             }
         }
-        var taken: Set<String> = []
-        var items: [Item] = []
-        for uid in chosen.keys.sorted() {
+        // Each item's TZIDs: defined by its source calendar, or generated from tzdata. The
+        // generated ones are made once for all items, over the range all of them need.
+        let uids = chosen.keys.sorted()
+        var groups: [[Candidate]] = []
+        var usedByGroup: [[String]] = []
+        var needGeneration: [Component] = []
+        for uid in uids {
             guard let group = chosen[uid] else { continue }
             let members = group.keys.sorted().compactMap { group[$0] }
-            items.append(Item(uid: uid, fileName: Self.fileName(for: uid, taken: &taken), calendar: calendar(for: members)))
+            var used: [String] = []
+            func collect(_ component: Component) {
+                for property in component.properties {
+                    if let tzid = property[parameter: .timeZoneIdentifier], !used.contains(tzid) { used.append(tzid) }
+                }
+                component.components.forEach(collect)
+            }
+            members.forEach { collect($0.component) }
+            if used.contains(where: { tzid in !members.contains { sources[$0.calendar].timeZones[tzid] != nil } }) {
+                needGeneration += members.map(\.component)
+            }
+            groups.append(members)
+            usedByGroup.append(used.sorted())
+        }
+        var generated: [String: Component] = [:]
+        if !needGeneration.isEmpty {
+            for zone in TimeZoneExport.timeZones(neededBy: [Component(kind: .calendar, components: needGeneration)]) {
+                if let tzid = zone[.timeZoneIdentifier] { generated[tzid] = zone }
+            }
+        }
+        var taken: Set<String> = []
+        var items: [Item] = []
+        for (index, members) in groups.enumerated() {
+            let uid = uids[index]
+            items.append(Item(uid: uid, fileName: Self.fileName(for: uid, taken: &taken),
+                              calendar: calendar(for: members, using: usedByGroup[index], sources: sources, generated: generated)))
         }
         return (items, notes)
     }
@@ -133,38 +175,24 @@ public struct CalendarSplit: Sendable {
             + (candidate.component.dateTimeStamp.map { ", DTSTAMP \($0.iCalendarText)" } ?? "") + ")"
     }
 
-    private func calendar(for members: [Candidate]) -> Component {
-        let source = members[0].calendar
+    private func calendar(for members: [Candidate], using timeZoneIdentifiers: [String], sources: [Source],
+                          generated: [String: Component]) -> Component {
+        let source = sources[members[0].calendar].properties
+        func first(_ kind: PropertyKind) -> Property? { source.first { $0.matches(kind) } }
         var calendar = Component(kind: .calendar)
         calendar.addProperty(Property(.version, rawValue: "2.0"))
-        calendar.addProperty(source.property(.productIdentifier)
+        calendar.addProperty(first(.productIdentifier)
             ?? Property(.productIdentifier, rawValue: TextCoding.escape(productIdentifier)))
-        if let scale = source.property(.calendarScale) { calendar.addProperty(scale) }
-        if let zone = source.property(.calendarTimeZone) { calendar.addProperty(zone) }
+        if let scale = first(.calendarScale) { calendar.addProperty(scale) }
+        if let zone = first(.calendarTimeZone) { calendar.addProperty(zone) }
         calendar.properties = calendar.properties.map { var property = $0; property.line = nil; return property }
-        // The TZIDs the item uses, and the source calendars' definitions of them.
-        var used: [String] = []
-        func collect(_ component: Component) {
-            for property in component.properties {
-                if let tzid = property[parameter: .timeZoneIdentifier], !used.contains(tzid) { used.append(tzid) }
-            }
-            component.components.forEach(collect)
-        }
-        members.forEach { collect($0.component) }
         var zones: [Component] = []
-        for tzid in used.sorted() {
-            for member in members {
-                if let zone = member.calendar.components(.timeZone).first(where: {
-                    $0[.timeZoneIdentifier]?.trimmingASCIIWhitespace() == tzid
-                }) {
-                    zones.append(zone)
-                    break
-                }
+        for tzid in timeZoneIdentifiers {
+            if let zone = members.lazy.compactMap({ sources[$0.calendar].timeZones[tzid] }).first ?? generated[tzid] {
+                zones.append(zone)
             }
         }
         calendar.components = zones + members.map(\.component)
-        let generated = TimeZoneExport.timeZones(neededBy: [calendar])
-        calendar.components.insert(contentsOf: generated, at: zones.count)
         return calendar
     }
 
@@ -211,7 +239,8 @@ public struct CalendarSplit: Sendable {
         return candidate + ".ics"
     }
 
-    /// Writes items into a folder (created when missing, one level), each file atomically.
+    /// Writes items into a folder (created when missing, one level), each file atomically;
+    /// a file that already holds exactly the bytes to write is left untouched.
     ///
     /// Every target is checked first: when a file exists that is not ours to replace (see
     /// the type's documentation), nothing is written and the error names it.
@@ -225,15 +254,28 @@ public struct CalendarSplit: Sendable {
             throw ICalError(.io, "is not a folder", file: folder)
         }
         let base = folder.hasSuffix("/") ? folder : folder + "/"
+        let writer = ICalWriter()
+        var pending: [(path: String, bytes: [UInt8])] = []
         for item in items {
             let path = base + item.fileName
-            guard stat(path, &info) == 0 else { continue }
+            let bytes = writer.bytes(item.calendar)
+            guard stat(path, &info) == 0 else {
+                pending.append((path, bytes))
+                continue
+            }
             guard (info.st_mode & S_IFMT) == S_IFREG else {
                 throw ICalError(.io, "exists and is not a regular file; nothing was written", file: path)
             }
+            let existing: [UInt8]
+            do {
+                existing = try FileIO.readAll(path: path, limit: ICalReader.Limits.default.maxInputSize)
+            } catch {
+                throw ICalError(.io, "exists and cannot be read; not replaced, nothing was written", file: path)
+            }
+            if existing == bytes { continue }  // Already up to date: not rewritten.
             let uids: Set<String>
             do {
-                let result = try ICalReader().read(contentsOfFile: path)
+                let result = try ICalReader().read(existing, file: path)
                 uids = Set(result.calendars.flatMap { calendar in
                     (calendar.matches(.calendar) ? calendar.components : [calendar])
                         .filter { !$0.matches(.timeZone) }.map { $0.uid ?? "" }
@@ -246,10 +288,11 @@ public struct CalendarSplit: Sendable {
                 throw ICalError(.io, "exists and holds \(uids.isEmpty ? "no item" : "UID \(names)"), not UID \"\(item.uid)\"; "
                                 + "not replaced, nothing was written", file: path)
             }
+            pending.append((path, bytes))
         }
-        let writer = ICalWriter()
-        for item in items {
-            try FileIO.writeAtomically(writer.bytes(item.calendar), to: base + item.fileName)
+        for file in pending {
+            try FileIO.writeAtomically(file.bytes, to: file.path, synchronizeFolder: false)
         }
+        FileIO.synchronize(folder: folder)
     }
 }

@@ -116,8 +116,15 @@ import ICalKit
         let items = split.split(try Self.inputs()).items
         try split.write(items, toFolder: folder)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["series.ics", "single.ics"])
-        // The same UIDs again: replaced.
+        // The same items again: files already up to date are left untouched (same inode).
+        let inode = try FileManager.default.attributesOfItem(atPath: folder + "/series.ics")[.systemFileNumber] as? Int
         try split.write(items, toFolder: folder)
+        #expect(try FileManager.default.attributesOfItem(atPath: folder + "/series.ics")[.systemFileNumber] as? Int == inode)
+        // A changed item with the same UID: replaced.
+        var changed = items
+        changed[0].calendar.components[changed[0].calendar.components.count - 1].summary = "changed"
+        try split.write(changed, toFolder: folder)
+        #expect(try String(contentsOfFile: folder + "/series.ics", encoding: .utf8).contains("SUMMARY:changed"))
         // Someone else's file in the way: nothing is written.
         try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:other\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
             .write(to: URL(fileURLWithPath: folder + "/single.ics"))
