@@ -51,7 +51,8 @@ let package = Package(
             dependencies: ["OpenEventKit"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["ICalKit"]),
+            dependencies: ["ICalKit"],
+            exclude: ["Expected"]),
     ],
     swiftLanguageModes: [.v6]
 )

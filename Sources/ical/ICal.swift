@@ -14,7 +14,11 @@ struct ICal: ParsableCommand {
             Examples:
               ical validate calendar.ics
               ical validate --strict ~/calendars/work/
+              ical validate --format json export.ics
               ical convert export.ics -o clean.ics
+              ical convert outlook.ics --repair -o fixed.ics
+              ical convert calendar.ics --to csv -o calendar.csv
+              ical --generate-completion-script bash > /etc/bash_completion.d/ical
             """,
         version: "0.1.0",
         subcommands: [Query.self, Convert.self, Validate.self])

@@ -25,9 +25,12 @@ import Testing
         let output = try ICalRunner.run(["validate", path])
         #expect(output.status == 1)
         #expect(output.stdout == """
-            \(path):5: error: DTSTART '20240231T100000Z' is not a valid date or date-time: day 31 does not exist in 2024-02; left out [VEVENT DTSTART]
-            \(path):6: error: line has no colon, so it is not a content line ("this line has no colon"); left out [VEVENT]
-            1 file, 1 component: 2 errors, 0 warnings
+            \(path):1: warning: [missing-prodid] VCALENDAR has no PRODID (RFC 5545 requires one)
+            \(path):3: warning: [missing-dtstamp] VEVENT has no DTSTAMP
+            \(path):3: error: [missing-dtstart] VEVENT has no DTSTART (required when the calendar has no METHOD)
+            \(path):5: error: [invalid-value] DTSTART '20240231T100000Z' is not a valid date or date-time: day 31 does not exist in 2024-02; left out
+            \(path):6: error: [syntax] line has no colon, so it is not a content line ("this line has no colon"); left out
+            1 file, 1 component: 3 errors, 2 warnings
 
             """)
     }
@@ -36,7 +39,7 @@ import Testing
         let text = "BEGIN:VEVENT\r\nUID:x\r\nDTSTART:20240101T100000Z\r\nEND:VEVENT\r\n"
         let lenient = try ICalRunner.run(["validate", "-"], stdin: text)
         #expect(lenient.status == 0)
-        #expect(lenient.stdout.contains("<stdin>:1: warning: VEVENT is not inside a VCALENDAR; wrapped in one"))
+        #expect(lenient.stdout.contains("<stdin>:1: warning: [placement] VEVENT is not inside a VCALENDAR; wrapped in one"))
         let strict = try ICalRunner.run(["validate", "--strict", "-"], stdin: text)
         #expect(strict.status == 1)
     }
@@ -45,5 +48,46 @@ import Testing
         let output = try ICalRunner.run(["validate", "/nonexistent/calendar.ics"])
         #expect(output.status == 1)
         #expect(output.stderr == "/nonexistent/calendar.ics: no such file or folder\n")
+    }
+
+    @Test func lintRulesWithFileLineAndRule() throws {
+        let output = try ICalRunner.run(["validate", "-"], stdin: """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:x\r
+            BEGIN:VEVENT\r
+            UID:a\r
+            DTSTAMP:20240101T000000Z\r
+            DTSTART;TZID=W. Europe Standard Time:20240301T100000\r
+            DTEND;TZID=Nowhere/Town:20240301T090000\r
+            RRULE:FREQ=DAILY;COUNT=0\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """)
+        #expect(output.status == 1)
+        #expect(output.stdout == """
+            <stdin>:8: warning: [unknown-tzid] TZID "Nowhere/Town" has no VTIMEZONE here and is not an IANA, vendor-prefixed or Windows zone name
+            <stdin>:9: error: [rrule] RRULE 'FREQ=DAILY;COUNT=0' cannot be read: COUNT=0 is not a positive integer below 2^31; left out
+            1 file, 1 component: 1 error, 1 warning
+
+            """)
+    }
+
+    @Test func strictFailsOnAnyFinding() throws {
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
+        #expect(try ICalRunner.run(["validate", "-"], stdin: text).status == 0)
+        #expect(try ICalRunner.run(["validate", "--strict", "-"], stdin: text).status == 1)
+    }
+
+    @Test func jsonFormatForTools() throws {
+        let output = try ICalRunner.run(["validate", "--format", "json", "-"],
+                                        stdin: "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n")
+        #expect(output.status == 0)
+        #expect(output.stdout == #"{"files":1,"components":0,"errors":0,"warnings":1,"findings":[{"file":"<stdin>","line":1,"#
+            + #""severity":"warning","rule":"missing-prodid","component":"VCALENDAR","property":null,"#
+            + #""message":"VCALENDAR has no PRODID (RFC 5545 requires one)"}]}"# + "\n")
+        let parsed = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
+        #expect(parsed?["warnings"] as? Int == 1)
     }
 }

@@ -47,7 +47,11 @@ package enum FileIO {
 
     /// Writes a file atomically: a temporary file in the same folder, fsync, rename, and
     /// fsync of the folder. `-` writes standard output. Nothing is half-written on failure.
-    package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(ICalError) {
+    ///
+    /// A caller writing many files into one folder passes `synchronizeFolder: false` and
+    /// calls ``synchronize(folder:)`` once at the end.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644,
+                                        synchronizeFolder: Bool = true) throws(ICalError) {
         if path == "-" {
             try writeAll(bytes, to: 1, path: path)
             return
@@ -76,7 +80,13 @@ package enum FileIO {
             throw ICalError(.io, "cannot replace the file: \(String(cString: strerror(errno)))", file: path)
         }
         succeeded = true
-        let folderDescriptor = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if synchronizeFolder { synchronize(folder: folder.isEmpty ? "/" : folder) }
+    }
+
+    /// Flushes a folder's entries (renames into it) to disk; failures are ignored, as the
+    /// files themselves are already on disk.
+    package static func synchronize(folder: String) {
+        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)
             close(folderDescriptor)

@@ -2,57 +2,76 @@ import ArgumentParser
 import ICalKit
 
 extension ICal {
-    /// `ical validate`: reports every problem in the inputs with file and line.
+    /// `ical validate`: a linter that reports every problem in the inputs with file, line
+    /// and rule.
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check iCalendar files and report every problem with its file and line.",
+            abstract: "Check iCalendar files and report every problem with its file, line and rule.",
             discussion: """
-                Prints one line per problem (FILE:LINE: SEVERITY: MESSAGE [COMPONENT PROPERTY])
-                and a summary. Exits with 1 when any input has an error, or with --strict
-                when any input has a warning too.
+                Prints one line per problem, FILE:LINE: SEVERITY: [RULE] MESSAGE, then a
+                summary line. Rules: missing-version, missing-prodid, missing-uid,
+                missing-dtstamp, missing-dtstart, dtend-before-dtstart, dtend-and-duration,
+                unknown-tzid, rrule (INTERVAL=0, COUNT=0, UNTIL of the wrong type),
+                exdate-type, duplicate-uid (within a file and across the inputs),
+                line-length (over 75 octets), time-zone (VTIMEZONE and X-WR-TIMEZONE
+                problems), and the reader's own: syntax, structure, invalid-value,
+                placement, encoding, limit-exceeded. Exits with 1 when any input has an
+                error, or with --strict when there is any finding at all. --format json
+                prints one JSON object (files, components, errors, warnings, findings)
+                for tools instead.
 
                 Examples:
                   ical validate calendar.ics
                   ical validate --strict calendars/work/ calendars/home.ics
+                  ical validate --format json export.ics | jq '.findings[].rule'
                   cat export.ics | ical validate -
                 """)
+
+        /// Output formats.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case text
+            case json
+        }
 
         @Argument(help: ArgumentHelp("Files, folders of .ics files, or - for standard input.", valueName: "input"))
         var inputs: [String]
 
-        @Flag(help: "Exit with 1 on warnings too, not only on errors.")
+        @Flag(help: "Exit with 1 on any finding (warnings too), not only on errors.")
         var strict = false
 
-        @Flag(name: .shortAndLong, help: "Print only the summary line.")
+        @Flag(name: .shortAndLong, help: "Print only the summary line (text format).")
         var quiet = false
 
+        @Option(help: "The output format.")
+        var format: Format = .text
+
         func run() throws {
-            var files = 0, errors = 0, warnings = 0, components = 0
+            var summary = LintSummary()
+            let linter = Linter()
             for input in inputs {
                 let paths: [String]
                 do { paths = try CalendarFiles.expand(input) } catch {
                     printError("\(error)")
-                    errors += 1
+                    summary.unreadableCount += 1
                     continue
                 }
                 for path in paths {
-                    files += 1
                     do {
-                        let result = try ICalReader().read(contentsOfFile: path)
-                        components += result.calendars.reduce(0) { $0 + $1.components.count }
-                        for diagnostic in result.diagnostics {
-                            if diagnostic.severity == .error { errors += 1 } else { warnings += 1 }
-                            if !quiet { print(diagnostic) }
-                        }
+                        let report = try linter.lint(contentsOfFile: path)
+                        summary.add(report)
+                        if format == .text && !quiet { report.findings.forEach { print($0) } }
                     } catch {
                         printError("\(error)")
-                        errors += 1
+                        summary.fileCount += 1
+                        summary.unreadableCount += 1
                     }
                 }
             }
-            print("\(files) file\(files == 1 ? "" : "s"), \(components) component\(components == 1 ? "" : "s"): "
-                  + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
-            if errors > 0 || (strict && warnings > 0) { throw ExitCode(1) }
+            switch format {
+            case .text: print(summary.line)
+            case .json: print(summary.json(), terminator: "")
+            }
+            if summary.errorCount > 0 || (strict && !summary.findings.isEmpty) { throw ExitCode(1) }
         }
     }
 }
