@@ -17,5 +17,5 @@ struct ICal: ParsableCommand {
               ical convert export.ics -o clean.ics
             """,
         version: "0.1.0",
-        subcommands: [Query.self, Convert.self, Validate.self])
+        subcommands: [Query.self, Convert.self, Validate.self, Lessons.self])
 }

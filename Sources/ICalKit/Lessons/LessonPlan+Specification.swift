@@ -179,7 +179,9 @@ private struct SpecificationReader {
                 do {
                     diagnostics += try holidays.add(contentsOfFile: resolved, reader: reader)
                 } catch {
-                    throw problem(fileNode, path + ".file", "'\(name)' cannot be used: \(error.message)")
+                    var located = problem(fileNode, path + ".file", "'\(name)' cannot be used: \(error.message)")
+                    located.code = error.code == .invalidArgument ? .invalidArgument : .io
+                    throw located
                 }
             default:
                 throw problem(entry, path, "give a date, a range (from and until) or a file")
@@ -236,8 +238,7 @@ private struct SpecificationReader {
         for (key, value) in mapping {
             guard let name = key.scalar?.string else { throw problem(key, path, "has a key that is not text") }
             guard keys.contains(name) else {
-                let prefix = path == "the specification" ? "" : path + "."
-                throw problem(key, prefix + name, "is not a known key (known: \(keys.joined(separator: ", ")))")
+                throw problem(key, path, "unknown key '\(name)' (known: \(keys.joined(separator: ", ")))")
             }
             guard result[name] == nil else { throw problem(key, name, "is given twice") }
             result[name] = value

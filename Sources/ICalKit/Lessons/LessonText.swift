@@ -9,13 +9,13 @@ public enum LessonText {
     /// their three-letter abbreviations (`tue`), in any case, separated by commas or spaces.
     /// Duplicates are dropped; the result is in week order, Monday first.
     public static func weekdays(_ text: String) throws(ICalError) -> [RecurrenceRule.Weekday] {
-        let words = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map { $0.lowercased() }
+        let words = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
         guard !words.isEmpty else {
             throw ICalError(.invalidArgument, "no weekdays given: use codes such as MO,WE or TU,TH")
         }
         var days: Set<RecurrenceRule.Weekday> = []
         for word in words {
-            guard let day = weekday(word) else {
+            guard let day = weekday(word.lowercased()) else {
                 throw ICalError(.invalidArgument,
                     "'\(word)' is not a weekday: use MO, TU, WE, TH, FR, SA, SU (or Monday, Mon, ...)")
             }
