@@ -267,6 +267,10 @@ public struct LessonPlan: Sendable {
 
     private func error(_ problem: LessonSchedule.Problem, line: Int?, title: String) -> ICalError {
         switch problem {
+        case .noDays:
+            let last: String
+            if case .until(let date) = end { last = date.description } else { last = "the term's end" }
+            return error("'\(title)' has no lessons: none of its weekdays falls between \(from) and \(last)", line: line)
         case .noLessons:
             let range: String
             switch end {

@@ -3,7 +3,9 @@
 struct LessonSchedule {
     /// Why a slot cannot be scheduled.
     enum Problem: Error {
-        /// Every day the rule would generate is a holiday (or there is none in the term).
+        /// None of the weekdays falls in the term.
+        case noDays
+        /// Every day the rule would generate is a holiday.
         case noLessons
         /// The rule would generate more than this many days.
         case tooMany(Int)
@@ -73,18 +75,19 @@ struct LessonSchedule {
         case .until(let last):
             let candidates = days(through: last, limit: maximum + 1)
             guard candidates.count <= maximum else { return .failure(.tooMany(maximum)) }
-            guard let firstCandidate = candidates.first else { return .failure(.noLessons) }
+            guard let firstCandidate = candidates.first else { return .failure(.noDays) }
             let found = holidays.days(from: firstCandidate, through: last, in: zone)
             let held = candidates.filter { !found.dates.contains($0) }
             guard let first = held.first, let final = held.last else { return .failure(.noLessons) }
             let excluded = candidates.filter { $0 > first && $0 < final && found.dates.contains($0) }
             return .success(Lessons(first: first, end: .until(final), excluded: excluded, diagnostics: found.diagnostics))
         case .count(let count):
-            // Grow the run of days until it holds `count` lessons that are not holidays.
+            // Grow the run of days (at least doubling it) until it holds `count` lessons
+            // that are not holidays.
+            guard count <= maximum else { return .failure(.tooMany(maximum)) }
             var size = count
             var anyHeld = false
             while true {
-                guard size <= maximum else { return .failure(anyHeld ? .tooMany(maximum) : .noLessons) }
                 let candidates = days(through: nil, limit: size)
                 guard let firstCandidate = candidates.first, let lastCandidate = candidates.last else {
                     return .failure(.noLessons)
@@ -99,7 +102,8 @@ struct LessonSchedule {
                                             diagnostics: found.diagnostics))
                 }
                 anyHeld = anyHeld || !held.isEmpty
-                size += count - held.count
+                guard size < maximum else { return .failure(anyHeld ? .tooMany(maximum) : .noLessons) }
+                size = min(maximum, max(size + count - held.count, size * 2))
             }
         }
     }

@@ -125,7 +125,14 @@ extension ICal {
                 let generated: LessonPlan.Generated
                 do { generated = try plan.generate(stamp: stamp) } catch { throw Failure(message: error.description, status: 2) }
                 generated.diagnostics.forEach { printError($0.description) }
-                try FileIOBridge.write(ICalWriter().string(generated.calendar), to: output.output)
+                let bytes = ICalWriter().bytes(generated.calendar)
+                if output.output == "-" {
+                    FileHandle.standardOutput.write(Data(bytes))
+                } else {
+                    do { try ICalWriter.writeFileAtomically(bytes, to: output.output) } catch {
+                        throw Failure(message: error.description, status: 1)
+                    }
+                }
             } catch let failure as Failure {
                 printError("ical lessons: \(failure.message)")
                 throw ExitCode(failure.status)

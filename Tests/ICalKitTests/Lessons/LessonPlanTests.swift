@@ -234,6 +234,15 @@ import ICalKit
         ErrorCase(name: "no slots", change: { $0.slots = [] }, message: "no lessons are described"),
         ErrorCase(name: "only holidays", change: { $0.holidays.insert(CalendarDate(year: 2026, month: 9, day: 1)!...CalendarDate(year: 2027, month: 1, day: 1)!) },
                   message: "'Piano' has no lessons between 2026-09-07 and 2026-12-18: every lesson day is a holiday"),
+        ErrorCase(name: "no weekday in the term", change: { $0.end = .until(CalendarDate(year: 2026, month: 9, day: 7)!) },
+                  message: "'Piano' has no lessons: none of its weekdays falls between 2026-09-07 and 2026-09-07"),
+        ErrorCase(name: "every day a holiday, counted", change: {
+                      $0.end = .count(2)
+                      var holidays = LessonHolidays()
+                      holidays.insert(CalendarDate(year: 2026, month: 1, day: 1)!...CalendarDate(year: 2400, month: 1, day: 1)!)
+                      $0.holidays = holidays
+                  },
+                  message: "'Piano' has no lessons from 2026-09-07 on: every lesson day is a holiday"),
         ErrorCase(name: "same slot twice", change: { $0.slots.append($0.slots[0]) },
                   message: "'Piano' repeats the lessons of an earlier slot: same title, days, time and zone"),
     ])
