@@ -37,7 +37,7 @@
 /// ```
 ///
 /// A plan can also be read from a YAML specification, see
-/// ``init(specification:file:defaultTimeZoneIdentifier:reader:)``.
+/// ``read(specification:file:directory:defaultTimeZoneIdentifier:reader:)``.
 public struct LessonPlan: Sendable {
     /// How the lessons end.
     public enum End: Sendable, Hashable {

@@ -1,5 +1,5 @@
 /// The short forms people type for lesson schedules: weekdays, times of day, lengths and
-/// dates, as `ical lessons` and lesson specifications (``LessonPlan/init(specification:file:defaultTimeZoneIdentifier:reader:)``)
+/// dates, as `ical lessons` and lesson specifications (``LessonPlan/read(specification:file:directory:defaultTimeZoneIdentifier:reader:)``)
 /// accept them.
 ///
 /// Every function throws ``ICalError`` with code ``ICalError/Code-swift.struct/invalidArgument``
