@@ -57,7 +57,7 @@ public struct LessonPlan: Sendable {
         public var location: String?
         /// Free text for the DESCRIPTION.
         public var notes: String?
-        /// The weekdays the lesson is on.
+        /// The weekdays the lesson is on (in any order; written Monday first, without duplicates).
         public var weekdays: [RecurrenceRule.Weekday]
         /// The wall-clock start time.
         public var time: TimeOfDay
@@ -193,7 +193,9 @@ public struct LessonPlan: Sendable {
         }
     }
 
-    private func makeEvent(_ slot: Slot, zone: IANATimeZone?, stamp: DateTime) throws(ICalError) -> (Component, [Diagnostic]) {
+    private func makeEvent(_ given: Slot, zone: IANATimeZone?, stamp: DateTime) throws(ICalError) -> (Component, [Diagnostic]) {
+        var slot = given
+        slot.weekdays = LessonText.weekOrder.filter(Set(given.weekdays).contains)
         guard !slot.weekdays.isEmpty else { throw error("'\(slot.title)' has no weekdays", line: slot.sourceLine) }
         guard slot.interval >= 1 else {
             throw error("'\(slot.title)': every must be at least 1 week, not \(slot.interval)", line: slot.sourceLine)

@@ -210,6 +210,9 @@ import ICalKit
         moved.slots[0].location = "Hall"
         moved.slots[0].length = Duration(hours: 1)
         #expect(try uid(moved) == first)
+        var reordered = piano()
+        reordered.slots[0].weekdays = [.thursday, .tuesday, .thursday]
+        #expect(try uid(reordered) == first)
         var later = piano()
         later.slots[0].time = TimeOfDay(hour: 17, minute: 0)!
         #expect(try uid(later) != first)
