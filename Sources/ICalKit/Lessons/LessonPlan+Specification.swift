@@ -114,13 +114,13 @@ private struct SpecificationReader {
         let from = try value(fromNode, "term.from", LessonText.date)
         let end: LessonPlan.End
         switch (term["until"], term["count"]) {
-        case (let until?, nil): end = .until(try value(until, "term.until", LessonText.date))
+        case (let until?, nil):
+            let last = try value(until, "term.until", LessonText.date)
+            guard last >= from else { throw problem(until, "term.until", "\(last) is before term.from (\(from))") }
+            end = .until(last)
         case (nil, let count?): end = .count(try integer(count, "term.count"))
         case (_?, let count?): throw problem(count, "term.count", "cannot be given together with term.until")
         case (nil, nil): throw problem(termNode, "term", "needs until (the last day) or count (the number of lessons)")
-        }
-        if case .until(let last) = end, last < from {
-            throw problem(term["until"]!, "term.until", "(\(last)) is before term.from (\(from))")
         }
 
         let floating = try top["floating"].map { try boolean($0, "floating") } ?? false
@@ -128,6 +128,9 @@ private struct SpecificationReader {
         if let node = top["timezone"] {
             if floating { throw problem(node, "timezone", "cannot be given together with floating: true") }
             let name = try string(node, "timezone")
+            if name.lowercased() == "floating" {
+                throw problem(node, "timezone", "floating is not a zone: write floating: true instead")
+            }
             guard TimeZoneResolver.resolveStandard(name)?.rules is IANATimeZone else {
                 throw problem(node, "timezone", "unknown time zone '\(name)': use an IANA name such as Europe/Berlin")
             }
@@ -171,7 +174,7 @@ private struct SpecificationReader {
             case (nil, let from?, let until?, nil):
                 let first = try value(from, path + ".from", LessonText.date)
                 let last = try value(until, path + ".until", LessonText.date)
-                guard first <= last else { throw problem(until, path + ".until", "(\(last)) is before \(path).from (\(first))") }
+                guard first <= last else { throw problem(until, path + ".until", "\(last) is before \(path).from (\(first))") }
                 holidays.insert(first...last)
             case (nil, nil, nil, let fileNode?):
                 let name = try string(fileNode, path + ".file")
