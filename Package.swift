@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // C
@@ -21,7 +22,10 @@ let package = Package(
         // Libraries
         .target(
             name: "ICalKit",
-            dependencies: ["CLibical"]),
+            dependencies: [
+                "CLibical",
+                .product(name: "Yams", package: "Yams"),
+            ]),
         .target(
             name: "OpenEventKit",
             dependencies: ["ICalKit"]),

@@ -5,7 +5,7 @@ import Testing
     @Test func samplesAreValid() throws {
         let output = try ICalRunner.run(["validate", "samples/calendars"], in: ICalRunner.packageRoot)
         #expect(output.status == 0, "stderr: \(output.stderr)")
-        #expect(output.stdout == "3 files, 10 components: 0 errors, 0 warnings\n")
+        #expect(output.stdout == "4 files, 14 components: 0 errors, 0 warnings\n")
     }
 
     @Test func reportsErrorsWithFileAndLineAndFails() throws {
