@@ -52,7 +52,7 @@ import Testing
         END:STANDARD\r
         END:VTIMEZONE\r
         BEGIN:VEVENT\r
-        UID:lesson-8da299368ec7d2b392bcf3cfd83cdad4@openeventkit\r
+        UID:lesson-8da299368ec7d2b35ba6504c96889502@openeventkit\r
         DTSTAMP:20261122T100000Z\r
         DTSTART;TZID=Europe/Berlin:20261001T163000\r
         DTEND;TZID=Europe/Berlin:20261001T173000\r

@@ -260,7 +260,7 @@ public struct LessonPlan: Sendable {
         let key = [slot.title, slot.weekdays.map(\.rawValue).joined(separator: ","),
                    LocalDateTime(date: from, time: slot.time).iCalendarText,
                    zone?.identifier ?? "floating", String(slot.interval)].joined(separator: "\u{1F}")
-        return "lesson-" + StableHash.hex(key) + "@openeventkit"
+        return "lesson-" + StableHash(Array(key.utf8)).hex + "@openeventkit"
     }
 
     private func error(_ message: String, line: Int?) -> ICalError {
@@ -286,22 +286,3 @@ public struct LessonPlan: Sendable {
     }
 }
 
-/// A 128-bit FNV-1a hash as 32 hexadecimal digits: the same on every machine and run
-/// (unlike `Hasher`, which is seeded per process).
-enum StableHash {
-    static func hex(_ text: String) -> String {
-        func fnv(_ seed: UInt64) -> UInt64 {
-            var hash = seed
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-            return hash
-        }
-        func digits(_ value: UInt64) -> String {
-            let text = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - text.count) + text
-        }
-        return digits(fnv(0xCBF2_9CE4_8422_2325)) + digits(fnv(0x6C62_272E_07BB_0142))
-    }
-}
