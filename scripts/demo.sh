@@ -1,6 +1,7 @@
 #!/bin/sh
-# The main job on the sample calendars: build `ical`, check the samples, query a month of
-# lessons and school events, and convert the result to jCal and CSV.
+# The main job on the sample calendars: build `ical`, check the samples, generate a term of
+# lessons with the school holidays left out, query a month of it merged with the school's
+# own calendar, and convert that month to jCal and CSV.
 set -eu
 cd "$(dirname "$0")/.."
 swift build --product ical
@@ -12,8 +13,14 @@ echo "== ical validate samples/calendars/"
 "$ICAL" validate samples/calendars/
 
 echo
-echo "== ical query --at 2026-12 --tz Europe/Berlin samples/calendars/"
-"$ICAL" query --at 2026-12 --tz Europe/Berlin samples/calendars/
+echo "== ical lessons --spec samples/calendars/term.yaml -o $OUT/term.ics"
+echo "   (holidays from samples/calendars/holidays.ics and the spec become EXDATEs)"
+"$ICAL" lessons --spec samples/calendars/term.yaml -o "$OUT/term.ics"
+grep -E '^(SUMMARY|RRULE:FREQ=WEEKLY|EXDATE)' "$OUT/term.ics" | cut -c1-110
+
+echo
+echo "== ical query --at 2026-12 --tz Europe/Berlin $OUT/term.ics samples/calendars/monthly-events.ics"
+"$ICAL" query --at 2026-12 --tz Europe/Berlin "$OUT/term.ics" samples/calendars/monthly-events.ics
 
 echo
 echo "== ical query --between 2026-11-09 +2d --format json samples/calendars/repeating-lessons.ics"
@@ -21,9 +28,11 @@ echo "   (the 9 November lesson moved to Tuesday by an override)"
 "$ICAL" query --between 2026-11-09 +2d --format json samples/calendars/repeating-lessons.ics
 
 echo
-echo "== December as iCalendar, then jCal and CSV in $OUT/"
-"$ICAL" query --at 2026-12 --format ics -o "$OUT/december.ics" samples/calendars/
+echo "== December as iCalendar, then jCal and CSV, in $OUT/"
+"$ICAL" query --at 2026-12 --tz Europe/Berlin --format ics -o "$OUT/december.ics" \
+    "$OUT/term.ics" samples/calendars/monthly-events.ics
 "$ICAL" convert "$OUT/december.ics" --to jcal --pretty -o "$OUT/december.json"
 "$ICAL" convert "$OUT/december.ics" --to csv -o "$OUT/december.csv"
 head -n 4 "$OUT/december.csv"
-echo "   ... $(grep -c '' "$OUT/december.csv") lines; jCal: $(wc -c < "$OUT/december.json") bytes"
+echo "   ... $(grep -c '' "$OUT/december.csv") CSV lines; jCal: $(wc -c < "$OUT/december.json") bytes"
+"$ICAL" validate --strict "$OUT/term.ics" "$OUT/december.ics"
