@@ -276,26 +276,7 @@ import Testing
 
     // MARK: interoperability
 
-    /// Python's icalendar, when it can be imported with the test's own environment.
-    static let python: String? = {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        for folder in paths {
-            let candidate = "\(folder)/python3"
-            guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: candidate)
-            process.arguments = ["-c", "import icalendar"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { continue }
-            process.waitUntilExit()
-            return process.terminationStatus == 0 ? candidate : nil
-        }
-        return nil
-    }()
-
-    @Test(.enabled(if: python != nil, "skipped: python3 with the icalendar package is not available"))
-    func pythonIcalendarReadsEverythingWeWrite() throws {
+    @Test func pythonIcalendarReadsEverythingWeWrite() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         _ = try folder.write("outlook.ics", Self.outlook)
@@ -332,7 +313,7 @@ import Testing
             print("ok", len(sys.argv) - 1)
             """
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
+        process.executableURL = URL(fileURLWithPath: try PythonPeers.python.get())
         process.arguments = ["-c", script] + written
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
