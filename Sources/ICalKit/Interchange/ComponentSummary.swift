@@ -119,11 +119,7 @@ public struct ComponentSummary: Sendable, Hashable {
 
     /// `+01:00`, `-05:30`, `+00:00`; seconds are written only when not zero.
     static func offsetText(_ seconds: Int) -> String {
-        let sign = seconds < 0 ? "-" : "+"
-        let magnitude = abs(seconds)
-        var text = sign + CalendarDate.pad(magnitude / 3600, 2) + ":" + CalendarDate.pad(magnitude % 3600 / 60, 2)
-        if magnitude % 60 != 0 { text += ":" + CalendarDate.pad(magnitude % 60, 2) }
-        return text
+        UTCOffset.isoText(seconds: seconds)
     }
 
     /// `start + duration`: whole days are added to the local date, the rest as elapsed time

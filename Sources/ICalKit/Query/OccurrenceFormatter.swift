@@ -48,11 +48,7 @@ public struct OccurrenceFormatter: Sendable {
     }
 
     static func offset(_ seconds: Int) -> String {
-        let sign = seconds < 0 ? "-" : "+"
-        let magnitude = abs(seconds)
-        var text = sign + CalendarDate.pad(magnitude / 3600, 2) + ":" + CalendarDate.pad(magnitude % 3600 / 60, 2)
-        if magnitude % 60 != 0 { text += ":" + CalendarDate.pad(magnitude % 60, 2) }
-        return text
+        UTCOffset.isoText(seconds: seconds)
     }
 
     private func startText(_ match: OccurrenceQuery.Match) -> String {

@@ -65,3 +65,15 @@ extension UTCOffset {
         text == "-0000" || text == "-000000" ? "RFC 5545 does not allow -0000 (Outlook writes it for GMT); read as +0000" : nil
     }
 }
+
+extension UTCOffset {
+    /// An offset in ISO 8601 form: `+01:00`, `-05:30`, `+00:00`; seconds only when not zero
+    /// (`+00:53:28`).
+    static func isoText(seconds: Int) -> String {
+        let sign = seconds < 0 ? "-" : "+"
+        let magnitude = abs(seconds)
+        var text = sign + CalendarDate.pad(magnitude / 3600, 2) + ":" + CalendarDate.pad(magnitude % 3600 / 60, 2)
+        if magnitude % 60 != 0 { text += ":" + CalendarDate.pad(magnitude % 60, 2) }
+        return text
+    }
+}
