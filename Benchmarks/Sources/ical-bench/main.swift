@@ -4,10 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// ical-bench CASE FILE   measures one case on one file and prints one key=value line
+/// ical-bench CASE FILE [ARGUMENTS...]   measures one case on one file and prints one key=value line
 /// ical-bench list        lists the cases
 func usage() -> Never {
-    warn("usage: ical-bench CASE FILE | ical-bench list")
+    warn("usage: ical-bench CASE FILE [ARGUMENTS...] | ical-bench list")
     warn("cases: " + Cases.all.map(\.name).joined(separator: ", "))
     exit(2)
 }
@@ -17,14 +17,14 @@ if arguments == ["list"] {
     for benchCase in Cases.all { print("\(benchCase.name)\t\(benchCase.summary)") }
     exit(0)
 }
-guard arguments.count == 2, let benchCase = Cases.all.first(where: { $0.name == arguments[0] }) else { usage() }
+guard arguments.count >= 2, let benchCase = Cases.all.first(where: { $0.name == arguments[0] }) else { usage() }
 let path = arguments[1]
 guard let bytes = readFile(path) else {
     warn("ical-bench: cannot read \(path): \(String(cString: strerror(errno)))")
     exit(1)
 }
 do {
-    print(try benchCase.run(path, bytes).line)
+    print(try benchCase.run(path, bytes, Array(arguments.dropFirst(2))).line)
 } catch {
     warn("ical-bench: \(benchCase.name) failed on \(path): \(error)")
     exit(1)

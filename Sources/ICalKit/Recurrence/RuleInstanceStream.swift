@@ -57,6 +57,11 @@ final class RuleInstanceStream {
     private var sortBuffer: [LocalDateTime] = []
     private var lastEmitted: LocalDateTime?
     private var exhausted = false
+    /// How many instances the next pump asks libical for: small at first, doubling up to
+    /// 256. Most series need only a few instances (a COUNT rule, a short window), and every
+    /// instance libical computes costs ICU calendar work, so a fixed chunk of 256 made
+    /// libical compute up to 256 instances per series that were never used.
+    private var chunkSize = 8
 
     /// - Parameters:
     ///   - jumpTo: where to start iterating (`icalrecur_iterator_set_start`); nil to start at
@@ -163,7 +168,8 @@ final class RuleInstanceStream {
             finish()
             return
         }
-        let chunk = iterator.next(limit: min(256, meter.remainingSteps))
+        let chunk = iterator.next(limit: min(chunkSize, meter.remainingSteps))
+        chunkSize = min(256, chunkSize * 2)
         meter.steps += max(1, chunk.count)
         for local in chunk {
             if local > rawStop {
