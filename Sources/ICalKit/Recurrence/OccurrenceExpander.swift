@@ -41,6 +41,10 @@ final class CandidateStream {
         let dtstart = series.start.value.local
         for rule in series.rules {
             let (until, untilLimit) = Self.until(rule, series: series, floating: floating)
+            // A rule that ends before the span or starts after it adds nothing here: skip it
+            // without building a libical iterator (DTSTART is its own source above).
+            if let untilLimit, untilLimit < lowLocal { continue }
+            if dtstart > highLocal { continue }
             let jump: LocalDateTime? = rule.count == nil && lowLocal > dtstart ? lowLocal : nil
             let iterationStart = jump ?? dtstart
             let budget = meter.budget
