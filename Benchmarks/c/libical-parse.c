@@ -20,36 +20,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "bench-common.h"
 
-static char *read_file(const char *path, size_t *length) {
-    FILE *file = fopen(path, "rb");
-    if (!file) { perror(path); return NULL; }
-    size_t capacity = 1 << 20, used = 0;
-    char *data = malloc(capacity + 1);
-    if (!data) { fclose(file); return NULL; }
-    for (;;) {
-        if (used == capacity) {
-            capacity *= 2;
-            char *grown = realloc(data, capacity + 1);
-            if (!grown) { free(data); fclose(file); return NULL; }
-            data = grown;
-        }
-        size_t n = fread(data + used, 1, capacity - used, file);
-        used += n;
-        if (n == 0) break;
-    }
-    int failed = ferror(file);
-    fclose(file);
-    if (failed) { perror(path); free(data); return NULL; }
-    data[used] = '\0';
-    *length = used;
-    return data;
-}
 
 int main(int argc, char **argv) {
     if (argc != 2) {

@@ -1,0 +1,43 @@
+/*
+ * What the C floor programs share: a monotonic clock in milliseconds and reading a whole
+ * file into a NUL-terminated buffer (not timed by the callers).
+ */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *read_file(const char *path, size_t *length) {
+    FILE *file = fopen(path, "rb");
+    if (!file) { perror(path); return NULL; }
+    size_t capacity = 1 << 20, used = 0;
+    char *data = malloc(capacity + 1);
+    if (!data) { fclose(file); return NULL; }
+    for (;;) {
+        if (used == capacity) {
+            capacity *= 2;
+            char *grown = realloc(data, capacity + 1);
+            if (!grown) { free(data); fclose(file); return NULL; }
+            data = grown;
+        }
+        size_t n = fread(data + used, 1, capacity - used, file);
+        used += n;
+        if (n == 0) break;
+    }
+    int failed = ferror(file);
+    fclose(file);
+    if (failed) { perror(path); free(data); return NULL; }
+    data[used] = '\0';
+    *length = used;
+    return data;
+}
+
+#endif
