@@ -4,11 +4,28 @@ import ICalKit
 
 /// How leniently inputs are read; shared by every command that reads calendars.
 struct ReadingOptions: ParsableArguments {
-    @Flag(help: "Treat the first error in an input as fatal instead of reporting it and going on.")
+    @Flag(help: "Stop at the first problem in an input, warnings included, instead of reporting it and going on; nothing is written.")
     var strict = false
 
     /// The reader these options describe.
     var reader: ICalReader { ICalReader(mode: strict ? .strict : .lenient) }
+
+    /// Reads one input (iCalendar or jCal) and prints its diagnostics on standard error.
+    /// Under --strict any diagnostic, a warning too, stops the command with exit status 1
+    /// before anything is written; so does an input that cannot be read at all.
+    func read(_ path: String) throws -> ReadResult {
+        let result: ReadResult
+        do { result = try reader.read(contentsOfFileInAnyFormat: path) } catch {
+            printError("\(error)")
+            throw ExitCode(1)
+        }
+        result.diagnostics.forEach { printError($0.description) }
+        if strict, !result.diagnostics.isEmpty {
+            printError("ical: --strict: \(path == "-" ? "<stdin>" : path) has \(result.diagnostics.count) problem\(result.diagnostics.count == 1 ? "" : "s"); nothing written")
+            throw ExitCode(1)
+        }
+        return result
+    }
 }
 
 /// Where output goes; shared by every command that writes a file.

@@ -116,3 +116,24 @@ import Testing
         #expect(output.stderr == "<stdin>:4: warning: expanding UID s stopped at the span budget; its occurrences in this window are incomplete [VEVENT RRULE]\n")
     }
 }
+
+@Suite struct StrictReadingTests {
+    static let bare = "BEGIN:VEVENT\r\nUID:x\r\nDTSTART:20261201T100000Z\r\nEND:VEVENT\r\n"
+
+    @Test func strictTurnsWarningsIntoErrorsForConvertAndQuery() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try folder.write("bare.ics", Self.bare)
+        let target = folder.url.appendingPathComponent("out.ics").path
+        let lenient = try ICalRunner.run(["convert", input, "-o", target])
+        #expect(lenient.status == 0)
+        try FileManager.default.removeItem(atPath: target)
+        let convert = try ICalRunner.run(["convert", "--strict", input, "-o", target])
+        #expect(convert.status == 1)
+        #expect(convert.stderr.hasSuffix("ical: --strict: \(input) has 1 problem; nothing written\n"))
+        #expect(!FileManager.default.fileExists(atPath: target))
+        let query = try ICalRunner.run(["query", "--strict", "--at", "2026-12", input])
+        #expect(query.status == 1)
+        #expect(query.stdout.isEmpty)
+    }
+}

@@ -118,14 +118,7 @@ extension ICal {
                 }
                 for path in paths {
                     let name = path == "-" ? "<stdin>" : path
-                    let result: ReadResult
-                    do {
-                        result = try reading.reader.read(contentsOfFileInAnyFormat: path)
-                    } catch {
-                        printError("\(error)")
-                        throw ExitCode(1)
-                    }
-                    result.diagnostics.forEach { printError($0.description) }
+                    let result = try reading.read(path)
                     if result.calendars.isEmpty {
                         printError("ical: \(name) holds no calendar data; nothing written")
                         throw ExitCode(1)

@@ -117,12 +117,7 @@ extension ICal {
                     throw ExitCode(1)
                 }
                 for path in paths {
-                    let result: ReadResult
-                    do { result = try reading.reader.read(contentsOfFileInAnyFormat: path) } catch {
-                        printError("\(error)")
-                        throw ExitCode(1)
-                    }
-                    result.diagnostics.forEach { printError($0.description) }
+                    let result = try reading.read(path)
                     for calendar in result.calendars where matchesCalendarFilter(calendar, path: path) {
                         sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))
                     }
