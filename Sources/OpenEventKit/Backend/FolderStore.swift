@@ -76,7 +76,11 @@ package struct FolderStore: Sendable {
         }
         let metadata = try store.metadata()
         if metadata == nil, try store.collections().isEmpty, create {
-            try store.initialize()
+            do {
+                try store.initialize()
+            } catch where error.code == .alreadyExists {
+                // Another process initialised the store first, in one batch: it is complete.
+            }
         }
         if let metadata, metadata.formatVersion > StoreMetadata.currentFormatVersion {
             throw StoreError(.unsupportedFormat,
