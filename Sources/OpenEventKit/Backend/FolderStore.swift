@@ -53,7 +53,8 @@ package struct FolderStore: Sendable {
     /// - A folder written by khal, vdirsyncer or todoman (subfolders of `.ics` files, no
     ///   `.openeventkit`) opens as it is; nothing is written until the first commit.
     /// - A commit that a crash interrupted is finished (its journal is rolled forward), and
-    ///   the temporary files of a batch that never committed are removed.
+    ///   the temporary files of a batch that never committed are removed, unless another
+    ///   process holds the lock (it is committing and has done this already).
     package static func open(at path: String, create: Bool = true) throws(StoreError) -> FolderStore {
         var root = path
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
@@ -65,10 +66,13 @@ package struct FolderStore: Sendable {
         guard StoreSystem.isFolder(root) else { throw StoreError(.invalidName, "the store path is not a folder", path: root) }
         let store = FolderStore(root: root)
         if StoreSystem.isFolder(store.metadataFolder) {
+            // When another process holds the lock it is committing, and it finished any
+            // interrupted commit before its own; opening does not wait for it.
             do {
-                let lock = try StoreSystem.lockExclusively(store.lockPath)
-                defer { StoreSystem.unlock(lock) }
-                try store.recoverLocked()
+                if let lock = try StoreSystem.tryLockExclusively(store.lockPath) {
+                    defer { StoreSystem.unlock(lock) }
+                    try store.recoverLocked()
+                }
             } catch {
                 // A store on read-only media can still be read, unless a commit is unfinished.
                 if StoreSystem.exists(store.journalPath) { throw error }

@@ -190,6 +190,20 @@ enum StoreSystem {
         return descriptor
     }
 
+    /// Like ``lockExclusively(_:)`` but does not wait: nil when another process holds the lock.
+    static func tryLockExclusively(_ path: String) throws(StoreError) -> Int32? {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("open", "cannot open the lock file", path: path) }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            close(descriptor)
+            if code == EWOULDBLOCK { return nil }
+            throw failure("flock", "cannot lock the store", path: path, code: code)
+        }
+        return descriptor
+    }
+
     static func unlock(_ descriptor: Int32) {
         flock(descriptor, LOCK_UN)
         close(descriptor)
