@@ -222,7 +222,12 @@ extension FolderStore {
         }
         func writeFile(_ bytes: [UInt8], collection: String, name: String) {
             if let staging = created[collection] {
-                plan.writes.append(.init(temporary: root + "/" + staging + "/" + name, bytes: bytes))
+                let path = root + "/" + staging + "/" + name
+                if let index = plan.writes.firstIndex(where: { $0.temporary == path }) {
+                    plan.writes[index].bytes = bytes   // a title or color set again in the same batch
+                } else {
+                    plan.writes.append(.init(temporary: path, bytes: bytes))
+                }
             } else {
                 let temporary = collection + "/" + plan.temporaryName(".tmp")
                 plan.writes.append(.init(temporary: root + "/" + temporary, bytes: bytes))

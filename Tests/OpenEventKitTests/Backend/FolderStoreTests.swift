@@ -63,10 +63,11 @@ import Testing
         defer { folder.remove() }
         let store = try FolderStore.open(at: folder.path)
         var batch = Batch()
-        try batch.createCollection("lessons", title: "Lessons", color: "#123456")
+        try batch.createCollection("lessons", title: "Lessons", color: "#654321")
         let lesson = try batch.put(eventCalendar(uid: "lesson-1@example.com"), into: "lessons", expecting: .absent)
         let meeting = try batch.put(eventCalendar(uid: "meeting@example.com"), into: "calendar", expecting: .absent)
         try batch.updateCollection("reminders", title: "To do")
+        try batch.updateCollection("lessons", color: "#123456")
         batch.setDefaults(eventCalendar: "lessons")
         let result = try store.commit(batch)
         #expect(lesson == "lesson-1@example.com.ics")

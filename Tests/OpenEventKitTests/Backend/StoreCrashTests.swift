@@ -19,7 +19,7 @@ import Musl
 @Suite(.serialized) struct StoreCrashTests {
     @Test func killedCommitLeavesTheStoreExactlyBeforeOrAfter() throws {
         let environment = ProcessInfo.processInfo.environment
-        let count = Int(environment["OEK_CRASH_COUNT"] ?? "") ?? 6_000
+        let count = Int(environment["OEK_CRASH_COUNT"] ?? "") ?? 10_000
         let trials = Int(environment["OEK_CRASH_TRIALS"] ?? "") ?? 6
         let folder = try StoreFolder()
         defer { folder.remove() }
