@@ -333,3 +333,44 @@ import Testing
         #expect(error.eventKitError.code == .internalFailure)
     }
 }
+
+@Suite struct PendingBatchAndLockTests {
+    @Test func failedPendingBatchBlocksLaterCommitsUntilReset() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let store = try FolderStore.open(at: folder.path)
+        var pending = PendingBatch()
+        try pending.add { batch throws(StoreError) in try batch.put(eventCalendar(uid: "a"), into: "calendar", expecting: .absent) }
+        try pending.commit(to: store)
+        #expect(pending.batch.isEmpty)
+        try pending.add { batch throws(StoreError) in try batch.put(eventCalendar(uid: "a"), into: "calendar", expecting: .absent) }
+        #expect(throws: StoreError.self) { try pending.commit(to: store) }
+        #expect(throws: StoreError.self) { try pending.commit(to: store) }
+        #expect(throws: StoreError.self) {
+            try pending.add { batch throws(StoreError) in try batch.put(eventCalendar(uid: "b"), into: "calendar", expecting: .absent) }
+        }
+        pending.reset()
+        try pending.add { batch throws(StoreError) in try batch.put(eventCalendar(uid: "b"), into: "calendar", expecting: .absent) }
+        try pending.commit(to: store)
+        #expect(try store.items(in: "calendar").map(\.name) == ["a.ics", "b.ics"])
+    }
+
+    @Test func openingDoesNotWaitForAWriterAndKhalFolderGetsMetadataOnFirstCommit() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try folder.write("personal/old.ics", ICalWriter().string(eventCalendar(uid: "old")))
+        let store = try FolderStore.open(at: folder.path)
+        var batch = Batch()
+        try batch.put(eventCalendar(uid: "new"), into: "personal", expecting: .absent)
+        try store.commit(batch)
+        #expect(try store.items(in: "personal").map(\.name) == ["new.ics", "old.ics"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/.openeventkit") == ["lock"])
+        #expect(try store.metadata() == nil)
+
+        let lock = try StoreSystem.lockExclusively(store.lockPath)
+        defer { StoreSystem.unlock(lock) }
+        let reopened = try FolderStore.open(at: folder.path)   // would hang if open waited
+        #expect(try reopened.collections().map(\.identifier) == ["personal"])
+        #expect(try StoreSystem.tryLockExclusively(store.lockPath) == nil)
+    }
+}
