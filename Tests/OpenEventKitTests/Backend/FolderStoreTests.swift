@@ -334,7 +334,7 @@ import Testing
     }
 }
 
-@Suite struct PendingBatchAndLockTests {
+@Suite struct StorePendingBatchAndLockTests {
     @Test func failedPendingBatchBlocksLaterCommitsUntilReset() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
