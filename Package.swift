@@ -45,6 +45,11 @@ let package = Package(
             path: "Fuzz/ICalFuzz",
             exclude: ["ical.dict"]),
 
+        .executableTarget(
+            name: "store-stress",
+            dependencies: ["OpenEventKit", "ICalKit"],
+            path: "Tests/StoreStress"),
+
         // Tests
         .testTarget(
             name: "ICalKitTests",

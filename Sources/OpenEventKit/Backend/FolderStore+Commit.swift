@@ -1,0 +1,348 @@
+import Foundation
+
+/// The journal of a committed batch: the renames and removals that make it visible, in
+/// the order they are applied. Every step can be applied again, so a journal found after a
+/// crash is simply applied from the start.
+struct StoreJournal: Codable, Sendable, Hashable {
+    struct Step: Codable, Sendable, Hashable {
+        enum Kind: String, Codable, Sendable { case rename, remove, removeTree }
+        var kind: Kind
+        /// The path (relative to the store) renamed from, for `rename`.
+        var from: String?
+        /// The path (relative to the store) renamed to, removed, or removed with its contents.
+        var path: String
+        /// For `removeTree`: where the folder is renamed before its contents are removed.
+        var trash: String?
+    }
+    var formatVersion = 1
+    var batch: String
+    var steps: [Step]
+}
+
+/// What a commit wrote.
+package struct CommitResult: Sendable, Hashable {
+    /// The identity of every item file the batch put, keyed by collection and file name.
+    package var identities: [ItemKey: FileIdentity]
+}
+
+/// An item file's place: its collection and file name.
+package struct ItemKey: Sendable, Hashable, CustomStringConvertible {
+    package var collection: String
+    package var name: String
+    package init(collection: String, name: String) {
+        self.collection = collection
+        self.name = name
+    }
+    package var description: String { collection + "/" + name }
+}
+
+extension FolderStore {
+    /// The prefix of every temporary file and folder a batch writes; such entries are
+    /// removed on open when no journal refers to them.
+    static let temporaryPrefix = ".oek-"
+
+    /// Commits a batch, all or nothing, holding the store's lock throughout.
+    ///
+    /// 1. Under the lock, finish any commit a crash interrupted.
+    /// 2. Check every put and delete against the identity the caller expects; any
+    ///    difference fails the batch with nothing written.
+    /// 3. Write each new file as a temporary in its target folder (new collections as a
+    ///    temporary folder beside the others), fsync each, then fsync each folder once.
+    /// 4. Write the journal (`.openeventkit/journal`) through a temporary, fsync and
+    ///    rename: this rename is the commit point.
+    /// 5. Apply the journal's renames and removals, fsync each touched folder once,
+    ///    remove the journal.
+    ///
+    /// A crash before step 4 leaves the store as before (the temporaries are removed on
+    /// the next open or commit); a crash after it leaves it as after (the journal is
+    /// applied on the next open or commit).
+    @discardableResult
+    package func commit(_ batch: Batch) throws(StoreError) -> CommitResult {
+        guard !batch.isEmpty else { return CommitResult(identities: [:]) }
+        try StoreSystem.makeFolder(metadataFolder)
+        let lock = try StoreSystem.lockExclusively(lockPath)
+        defer { StoreSystem.unlock(lock) }
+        try recoverLocked()
+
+        var plan = try prepare(batch)
+        do throws(StoreError) {
+            try stage(&plan)
+            let journal = StoreJournal(batch: plan.batchName, steps: plan.steps)
+            let data: Data
+            do { data = try JSONEncoder().encode(journal) } catch {
+                throw StoreError(.io, "cannot encode the journal: \(error)", path: journalPath)
+            }
+            let temporary = metadataFolder + "/" + Self.temporaryPrefix + plan.batchName + ".journal"
+            plan.staged.append(temporary)
+            try StoreSystem.writeNewFile(Array(data), to: temporary)
+            try StoreSystem.rename(temporary, journalPath)
+        } catch {
+            for path in plan.staged.reversed() { try? StoreSystem.removeTree(path) }
+            throw error
+        }
+        // Committed. From here on, a failure leaves the journal for the next open or commit.
+        do {
+            try StoreSystem.synchronize(folder: metadataFolder)
+            try apply(StoreJournal(batch: plan.batchName, steps: plan.steps))
+            try StoreSystem.remove(journalPath)
+            try StoreSystem.synchronize(folder: metadataFolder)
+        } catch {
+            throw StoreError(.incompleteCommit,
+                             "the batch is committed but could not be applied completely; the next open or commit of the store finishes it",
+                             path: journalPath, cause: error)
+        }
+        var identities: [ItemKey: FileIdentity] = [:]
+        for key in plan.putKeys {
+            if let identity = try StoreSystem.identity(root + "/" + key.collection + "/" + key.name) {
+                identities[key] = identity
+            }
+        }
+        return CommitResult(identities: identities)
+    }
+
+    // MARK: Recovery
+
+    /// Finishes a committed batch whose journal is still there, then removes the
+    /// temporaries of batches that never committed. The caller holds the lock.
+    func recoverLocked() throws(StoreError) {
+        if StoreSystem.exists(journalPath) {
+            let bytes = try StoreSystem.readFile(journalPath, limit: 1 << 30).bytes
+            let journal: StoreJournal
+            do { journal = try JSONDecoder().decode(StoreJournal.self, from: Data(bytes)) } catch {
+                throw StoreError(.corruptMetadata, "cannot read the journal of an unfinished commit: \(error)", path: journalPath)
+            }
+            try apply(journal)
+            try StoreSystem.remove(journalPath)
+            try StoreSystem.synchronize(folder: metadataFolder)
+        }
+        for entry in try StoreSystem.list(root) {
+            if entry.name.hasPrefix(Self.temporaryPrefix) {
+                try StoreSystem.removeTree(root + "/" + entry.name)
+            } else if entry.isFolder && !entry.name.hasPrefix(".") {
+                let folder = root + "/" + entry.name
+                for item in try StoreSystem.list(folder) where item.name.hasPrefix(Self.temporaryPrefix) {
+                    try StoreSystem.removeTree(folder + "/" + item.name)
+                }
+            }
+        }
+        for entry in try StoreSystem.list(metadataFolder) where entry.name.hasPrefix(Self.temporaryPrefix) {
+            try StoreSystem.removeTree(metadataFolder + "/" + entry.name)
+        }
+    }
+
+    /// Applies a journal's steps; each step may have been applied already.
+    func apply(_ journal: StoreJournal) throws(StoreError) {
+        var touched = Set<String>()
+        for step in journal.steps {
+            let target = root + "/" + step.path
+            switch step.kind {
+            case .rename:
+                guard let from = step.from else { continue }
+                let source = root + "/" + from
+                if StoreSystem.exists(source) { try StoreSystem.rename(source, target) }
+                touched.insert(Self.parent(target))
+                touched.insert(Self.parent(source))
+            case .remove:
+                try StoreSystem.remove(target)
+                touched.insert(Self.parent(target))
+            case .removeTree:
+                guard let trash = step.trash.map({ root + "/" + $0 }) else { continue }
+                if StoreSystem.exists(target) { try StoreSystem.rename(target, trash) }
+                try StoreSystem.removeTree(trash)
+                touched.insert(Self.parent(target))
+            }
+        }
+        for folder in touched.sorted() where StoreSystem.isFolder(folder) {
+            try StoreSystem.synchronize(folder: folder)
+        }
+    }
+
+    static func parent(_ path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+    }
+
+    // MARK: Planning and staging
+
+    struct Plan {
+        struct Write {
+            var temporary: String
+            var bytes: [UInt8]
+        }
+        var batchName: String
+        var counter = 0
+        /// New folders to create (staging folders of new collections).
+        var folders: [String] = []
+        /// Files to write (temporaries, or final names inside a staging folder).
+        var writes: [Write] = []
+        var steps: [StoreJournal.Step] = []
+        /// Everything written before the commit point, removed if it fails.
+        var staged: [String] = []
+        var putKeys: [ItemKey] = []
+
+        mutating func temporaryName(_ suffix: String) -> String {
+            counter += 1
+            return FolderStore.temporaryPrefix + batchName + "-\(counter)" + suffix
+        }
+    }
+
+    /// Checks the batch against itself and the disk (under the lock) and plans its writes.
+    func prepare(_ batch: Batch) throws(StoreError) -> Plan {
+        var plan = Plan(batchName: ItemFileName.hex(StoreSystem.randomNumber()))
+        let existing = Set(try collections().map(\.identifier))
+        var created: [String: String] = [:]       // identifier -> staging folder (relative)
+        var structural = Set<String>()            // identifiers created, moved or deleted
+        var itemCollections = Set<String>()       // collections whose items change
+        var targets = Set<ItemKey>()
+        var creations: [StoreJournal.Step] = [], moves: [StoreJournal.Step] = []
+        var itemRenames: [StoreJournal.Step] = [], removals: [StoreJournal.Step] = []
+        var treeRemovals: [StoreJournal.Step] = [], metadataSteps: [StoreJournal.Step] = []
+        var metadata = try self.metadata() ?? StoreMetadata(defaultEventCalendar: nil, defaultReminderList: nil)
+        var metadataChanged = false
+
+        func claim(_ identifier: String) throws(StoreError) {
+            guard structural.insert(identifier).inserted, !itemCollections.contains(identifier) else {
+                throw StoreError(.invalidBatch, "collection '\(identifier)' is created, moved or deleted more than once, or changed while it is moved or deleted")
+            }
+        }
+        func checkIdentity(_ relative: String, _ expecting: Batch.Expectation) throws(StoreError) {
+            let path = root + "/" + relative
+            let current = try StoreSystem.identity(path)
+            switch (expecting, current) {
+            case (.any, _), (.absent, nil):
+                return
+            case (.absent, let current?):
+                throw StoreError(.conflict, "the file exists already (\(current)); read it before replacing it", path: path)
+            case (.identity(let expected), nil):
+                throw StoreError(.conflict, "the file was removed on disk since it was read (expected \(expected))", path: path)
+            case (.identity(let expected), let current?):
+                if expected != current {
+                    throw StoreError(.conflict, "the file changed on disk since it was read (expected \(expected), found \(current))", path: path)
+                }
+            }
+        }
+        func writeFile(_ bytes: [UInt8], collection: String, name: String) {
+            if let staging = created[collection] {
+                let path = root + "/" + staging + "/" + name
+                if let index = plan.writes.firstIndex(where: { $0.temporary == path }) {
+                    plan.writes[index].bytes = bytes   // a title or color set again in the same batch
+                } else {
+                    plan.writes.append(.init(temporary: path, bytes: bytes))
+                }
+            } else {
+                let temporary = collection + "/" + plan.temporaryName(".tmp")
+                plan.writes.append(.init(temporary: root + "/" + temporary, bytes: bytes))
+                itemRenames.append(.init(kind: .rename, from: temporary, path: collection + "/" + name))
+            }
+        }
+
+        for operation in batch.operations {
+            switch operation {
+            case let .createCollection(identifier, title, color):
+                try claim(identifier)
+                guard !existing.contains(identifier) else {
+                    throw StoreError(.alreadyExists, "collection '\(identifier)' exists already", path: root + "/" + identifier)
+                }
+                let staging = plan.temporaryName(".new")
+                created[identifier] = staging
+                plan.folders.append(root + "/" + staging)
+                writeFile(Array(title.utf8), collection: identifier, name: "displayname")
+                if let color { writeFile(Array(color.utf8), collection: identifier, name: "color") }
+                creations.append(.init(kind: .rename, from: staging, path: identifier))
+            case let .updateCollection(identifier, title, color):
+                guard existing.contains(identifier) || created[identifier] != nil else {
+                    throw StoreError(.notFound, "there is no collection '\(identifier)'", path: root + "/" + identifier)
+                }
+                guard !structural.contains(identifier) || created[identifier] != nil else {
+                    throw StoreError(.invalidBatch, "collection '\(identifier)' is changed while it is moved or deleted")
+                }
+                itemCollections.insert(identifier)
+                if let title { writeFile(Array(title.utf8), collection: identifier, name: "displayname") }
+                if let color { writeFile(Array(color.utf8), collection: identifier, name: "color") }
+            case let .moveCollection(from, to):
+                try claim(from)
+                try claim(to)
+                guard existing.contains(from) else {
+                    throw StoreError(.notFound, "there is no collection '\(from)'", path: root + "/" + from)
+                }
+                guard !existing.contains(to) else {
+                    throw StoreError(.alreadyExists, "collection '\(to)' exists already", path: root + "/" + to)
+                }
+                moves.append(.init(kind: .rename, from: from, path: to))
+                if metadata.defaultEventCalendar == from { metadata.defaultEventCalendar = to; metadataChanged = true }
+                if metadata.defaultReminderList == from { metadata.defaultReminderList = to; metadataChanged = true }
+            case let .deleteCollection(identifier):
+                try claim(identifier)
+                guard existing.contains(identifier) else {
+                    throw StoreError(.notFound, "there is no collection '\(identifier)'", path: root + "/" + identifier)
+                }
+                treeRemovals.append(.init(kind: .removeTree, path: identifier, trash: plan.temporaryName(".trash")))
+            case let .putItem(collection, name, bytes, expecting):
+                try checkItemCollection(collection)
+                let key = ItemKey(collection: collection, name: name)
+                guard targets.insert(key).inserted else {
+                    throw StoreError(.invalidBatch, "the batch changes the item more than once", path: root + "/" + key.description)
+                }
+                if created[collection] == nil { try checkIdentity(key.description, expecting) }
+                writeFile(bytes, collection: collection, name: name)
+                plan.putKeys.append(key)
+            case let .deleteItem(collection, name, expecting):
+                try checkItemCollection(collection)
+                let key = ItemKey(collection: collection, name: name)
+                guard targets.insert(key).inserted else {
+                    throw StoreError(.invalidBatch, "the batch changes the item more than once", path: root + "/" + key.description)
+                }
+                guard created[collection] == nil else {
+                    throw StoreError(.invalidBatch, "the batch deletes an item of a collection it creates", path: root + "/" + key.description)
+                }
+                try checkIdentity(key.description, expecting)
+                removals.append(.init(kind: .remove, path: key.description))
+            case let .setDefaults(eventCalendar, reminderList):
+                if let eventCalendar { metadata.defaultEventCalendar = eventCalendar }
+                if let reminderList { metadata.defaultReminderList = reminderList }
+                metadataChanged = true
+            }
+
+            func checkItemCollection(_ collection: String) throws(StoreError) {
+                if created[collection] != nil { return }
+                guard existing.contains(collection) else {
+                    throw StoreError(.notFound, "there is no collection '\(collection)'", path: root + "/" + collection)
+                }
+                guard !structural.contains(collection) else {
+                    throw StoreError(.invalidBatch, "the batch changes items of collection '\(collection)' while it moves or deletes it")
+                }
+                itemCollections.insert(collection)
+            }
+        }
+        if metadataChanged {
+            let data: Data
+            do {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                data = try encoder.encode(metadata)
+            } catch {
+                throw StoreError(.io, "cannot encode the store's metadata: \(error)", path: metadataPath)
+            }
+            let temporary = ".openeventkit/" + plan.temporaryName(".json")
+            plan.writes.append(.init(temporary: root + "/" + temporary, bytes: Array(data)))
+            metadataSteps.append(.init(kind: .rename, from: temporary, path: ".openeventkit/store.json"))
+        }
+        plan.steps = creations + moves + itemRenames + removals + treeRemovals + metadataSteps
+        return plan
+    }
+
+    /// Writes the plan's folders and files (each fsynced), then fsyncs each folder once.
+    func stage(_ plan: inout Plan) throws(StoreError) {
+        var folders = Set<String>()
+        for folder in plan.folders {
+            try StoreSystem.makeFolder(folder)
+            plan.staged.append(folder)
+            folders.insert(Self.parent(folder))
+        }
+        for write in plan.writes {
+            plan.staged.append(write.temporary)
+            try StoreSystem.writeNewFile(write.bytes, to: write.temporary)
+            folders.insert(Self.parent(write.temporary))
+        }
+        for folder in folders.sorted() { try StoreSystem.synchronize(folder: folder) }
+    }
+}

@@ -1,0 +1,217 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Unsupported Platform")
+#endif
+
+/// The file's identity as the store compares it: a file that was replaced, rewritten or
+/// touched since it was read has a different identity.
+package struct FileIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
+    package var modificationSeconds: Int64
+    package var modificationNanoseconds: Int64
+
+    package var description: String {
+        "inode \(inode), \(size) bytes, mtime \(modificationSeconds).\(modificationNanoseconds)"
+    }
+}
+
+/// The one funnel for every C call the store makes: each returns or throws a
+/// ``StoreError`` whose cause is a ``SystemCallError`` naming the call.
+enum StoreSystem {
+    struct Entry: Hashable {
+        var name: String
+        var isFolder: Bool
+    }
+
+    static func failure(_ function: String, _ message: String, path: String, code: Int32 = errno) -> StoreError {
+        let error = SystemCallError(function: function, errno: code)
+        let storeCode: StoreError.Code = code == ENOENT ? .notFound : (code == EEXIST ? .alreadyExists : .io)
+        return StoreError(storeCode, "\(message): \(String(cString: strerror(code)))", path: path, cause: error)
+    }
+
+    /// The identity of a file or folder, or nil when there is none. Does not follow a final symbolic link.
+    static func identity(_ path: String) throws(StoreError) -> FileIdentity? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw failure("lstat", "cannot examine", path: path)
+        }
+        return identity(info)
+    }
+
+    static func identity(_ info: stat) -> FileIdentity {
+        FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                     modificationSeconds: Int64(info.st_mtim.tv_sec), modificationNanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Reads a whole regular file and the identity of what was read (from the same descriptor).
+    static func readFile(_ path: String, limit: Int) throws(StoreError) -> (bytes: [UInt8], identity: FileIdentity) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw failure("open", "cannot open", path: path) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure("fstat", "cannot examine", path: path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError(.invalidItem, "not a regular file", path: path)
+        }
+        guard Int(info.st_size) <= limit else {
+            throw StoreError(.invalidItem, "file is \(info.st_size) bytes, more than the limit of \(limit)", path: path)
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", "cannot read", path: path)
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        bytes.removeSubrange(offset...)
+        return (bytes, identity(info))
+    }
+
+    /// Creates a new file (it must not exist), writes it and flushes it to disk.
+    static func writeNewFile(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StoreError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard descriptor >= 0 else { throw failure("open", "cannot create", path: path) }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("write", "cannot write", path: path)
+            }
+            offset += written
+        }
+        guard fsync(descriptor) == 0 else { throw failure("fsync", "cannot flush to disk", path: path) }
+        closed = true
+        guard close(descriptor) == 0 else { throw failure("close", "cannot close", path: path) }
+    }
+
+    /// Flushes a folder's entries (creations, renames, removals in it) to disk.
+    static func synchronize(folder path: String) throws(StoreError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open", "cannot open folder", path: path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure("fsync", "cannot flush folder to disk", path: path) }
+    }
+
+    static func rename(_ source: String, _ target: String) throws(StoreError) {
+        guard Glibc.rename(source, target) == 0 else { throw failure("rename", "cannot rename \(source) to", path: target) }
+    }
+
+    /// Removes a file; a file that is not there is not an error.
+    static func remove(_ path: String) throws(StoreError) {
+        if unlink(path) != 0 && errno != ENOENT { throw failure("unlink", "cannot remove", path: path) }
+    }
+
+    /// Creates a folder; returns false when it was already there.
+    @discardableResult
+    static func makeFolder(_ path: String) throws(StoreError) -> Bool {
+        if mkdir(path, 0o755) == 0 { return true }
+        if errno == EEXIST && isFolder(path) { return false }
+        throw failure("mkdir", "cannot create folder", path: path)
+    }
+
+    /// Creates a folder and its missing parents.
+    static func makeFolders(_ path: String) throws(StoreError) {
+        if isFolder(path) { return }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try makeFolders(String(path[..<slash]))
+        }
+        try makeFolder(path)
+    }
+
+    /// The entries of a folder except `.` and `..`, sorted by name.
+    static func list(_ path: String) throws(StoreError) -> [Entry] {
+        guard let folder = opendir(path) else { throw failure("opendir", "cannot list folder", path: path) }
+        defer { closedir(folder) }
+        var entries: [Entry] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            let type = entry.pointee.d_type
+            let isFolder: Bool
+            if type == UInt8(DT_DIR) { isFolder = true }
+            else if type == UInt8(DT_UNKNOWN) { isFolder = Self.isFolder(path + "/" + name) }
+            else { isFolder = false }
+            entries.append(Entry(name: name, isFolder: isFolder))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    /// Removes a folder and everything in it (symbolic links are removed, not followed).
+    static func removeTree(_ path: String) throws(StoreError) {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT { return }
+            throw failure("lstat", "cannot examine", path: path)
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for entry in try list(path) { try removeTree(path + "/" + entry.name) }
+            if rmdir(path) != 0 && errno != ENOENT { throw failure("rmdir", "cannot remove folder", path: path) }
+        } else {
+            try remove(path)
+        }
+    }
+
+    /// Opens (creating) a lock file and takes an exclusive `flock` on it, waiting as long as
+    /// another process holds it. Returns the descriptor; closing it releases the lock.
+    static func lockExclusively(_ path: String) throws(StoreError) -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("open", "cannot open the lock file", path: path) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            close(descriptor)
+            throw failure("flock", "cannot lock the store", path: path, code: code)
+        }
+        return descriptor
+    }
+
+    /// Like ``lockExclusively(_:)`` but does not wait: nil when another process holds the lock.
+    static func tryLockExclusively(_ path: String) throws(StoreError) -> Int32? {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("open", "cannot open the lock file", path: path) }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            close(descriptor)
+            if code == EWOULDBLOCK { return nil }
+            throw failure("flock", "cannot lock the store", path: path, code: code)
+        }
+        return descriptor
+    }
+
+    static func unlock(_ descriptor: Int32) {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    /// A random 64-bit number from the kernel, for batch names.
+    static func randomNumber() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }
+}
