@@ -1,11 +1,12 @@
 /// A deterministic 128-bit hash of bytes (two FNV-1a 64-bit hashes with different offset
 /// bases), for identifiers and file names that must come out the same on every run and
 /// every machine. Not cryptographic: it tells contents apart, it does not resist attacks.
-struct StableHash: Sendable, Hashable {
-    var high: UInt64
-    var low: UInt64
+package struct StableHash: Sendable, Hashable {
+    /// FNV-1a, 64 bits, with the standard offset basis.
+    package var high: UInt64
+    package var low: UInt64
 
-    init(_ bytes: some Sequence<UInt8>) {
+    package init(_ bytes: some Sequence<UInt8>) {
         var first: UInt64 = 0xcbf2_9ce4_8422_2325
         var second: UInt64 = 0x6c62_272e_07bb_0142
         for byte in bytes {
@@ -18,10 +19,10 @@ struct StableHash: Sendable, Hashable {
     }
 
     /// 32 lowercase hexadecimal digits.
-    var hex: String { Self.hex(high) + Self.hex(low) }
+    package var hex: String { Self.hex(high) + Self.hex(low) }
 
     /// A UUID-shaped text (`8-4-4-4-12`, RFC 9562 version 8, the custom-data version).
-    var uuidText: String {
+    package var uuidText: String {
         let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_8000
         let varianted = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         let text = Array(Self.hex(versioned) + Self.hex(varianted))
@@ -29,7 +30,7 @@ struct StableHash: Sendable, Hashable {
             + String(text[16..<20]) + "-" + String(text[20..<32])
     }
 
-    static func hex(_ value: UInt64) -> String {
+    package static func hex(_ value: UInt64) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""
         for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int((value >> UInt64(shift)) & 0xF)]) }

@@ -1,3 +1,4 @@
+import ICalKit
 /// File names for items and collections: derived from untrusted text (a UID, a title) only
 /// after sanitising, so a name is always one plain entry inside its folder.
 package enum ItemFileName {
@@ -47,7 +48,7 @@ package enum ItemFileName {
         }
         var name = String(decoding: stem, as: UTF8.self)
         if changed {
-            name += "-" + hex(hash64(Array(uid.utf8)))
+            name += "-" + hex(StableHash(Array(uid.utf8)).high)
         }
         return name + ".ics"
     }
@@ -98,17 +99,6 @@ package enum ItemFileName {
         }
     }
 
-    /// FNV-1a, 64 bits: deterministic on every machine; tells names apart, not an attack defence.
-    static func hash64(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return hash
-    }
-
-    static func hex(_ value: UInt64) -> String {
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int((value >> UInt64(shift)) & 0xF)]) }
-        return text
-    }
+    /// 16 hexadecimal digits of a 64-bit value.
+    static func hex(_ value: UInt64) -> String { StableHash.hex(value) }
 }
