@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <libical/ical.h>
+
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -38,6 +40,24 @@ static char *read_file(const char *path, size_t *length) {
     data[used] = '\0';
     *length = used;
     return data;
+}
+
+/* Reads `path` whole (not timed), then parses it with icalparser_parse_string, timing only
+ * the parse into *parse_ms. Returns the root (the caller frees it with icalcomponent_free and
+ * *data with free), or NULL after printing why, with `program` naming the caller. */
+static icalcomponent *read_and_parse(const char *program, const char *path, char **data,
+                                     size_t *length, double *parse_ms) {
+    *data = read_file(path, length);
+    if (!*data) return NULL;
+    double t0 = now_ms();
+    icalcomponent *root = icalparser_parse_string(*data);
+    *parse_ms = now_ms() - t0;
+    if (!root) {
+        fprintf(stderr, "%s: libical could not parse %s\n", program, path);
+        free(*data);
+        *data = NULL;
+    }
+    return root;
 }
 
 #endif

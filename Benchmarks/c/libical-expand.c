@@ -122,22 +122,15 @@ int main(int argc, char **argv) {
     if (window_count == 2) { windows[1][0] = atoll(argv[4]); windows[1][1] = atoll(argv[5]); }
     const char *names[2] = {"month", "year"};
     size_t length = 0;
-    char *data = read_file(argv[1], &length);
-    if (!data) return 1;
-
-    double t0 = now_ms();
-    icalcomponent *root = icalparser_parse_string(data);
-    double t1 = now_ms();
-    if (!root) {
-        fprintf(stderr, "libical-expand: libical could not parse %s\n", argv[1]);
-        free(data);
-        return 1;
-    }
+    char *data = NULL;
+    double parse_ms = 0;
+    icalcomponent *root = read_and_parse("libical-expand", argv[1], &data, &length, &parse_ms);
+    if (!root) return 1;
     icalcomponent *calendar = root;
     if (icalcomponent_isa(root) == ICAL_XROOT_COMPONENT)
         calendar = icalcomponent_get_first_component(root, ICAL_VCALENDAR_COMPONENT);
 
-    printf("parse_ms=%.3f", t1 - t0);
+    printf("parse_ms=%.3f", parse_ms);
     for (int w = 0; w < window_count; w++) {
         double s = now_ms();
         struct counts counts = expand(calendar, windows[w][0], windows[w][1]);

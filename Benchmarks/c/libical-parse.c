@@ -29,17 +29,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t length = 0;
-    char *data = read_file(argv[1], &length);
-    if (!data) return 1;
-
-    double t0 = now_ms();
-    icalcomponent *root = icalparser_parse_string(data);
-    double t1 = now_ms();
-    if (!root) {
-        fprintf(stderr, "libical-parse: libical could not parse %s\n", argv[1]);
-        free(data);
-        return 1;
-    }
+    char *data = NULL;
+    double parse_ms = 0;
+    icalcomponent *root = read_and_parse("libical-parse", argv[1], &data, &length, &parse_ms);
+    if (!root) return 1;
 
     double t2 = now_ms();
     char *text = icalcomponent_as_ical_string_r(root);
@@ -63,6 +56,6 @@ int main(int argc, char **argv) {
     free(data);
 
     printf("parse_ms=%.3f write_ms=%.3f peak_rss_kib=%ld input_bytes=%zu output_bytes=%zu events=%d\n",
-           t1 - t0, t3 - t2, usage.ru_maxrss, length, output, events);
+           parse_ms, t3 - t2, usage.ru_maxrss, length, output, events);
     return 0;
 }
