@@ -28,6 +28,15 @@ echo "   (the 9 November lesson moved to Tuesday by an override)"
 "$ICAL" query --between 2026-11-09 +2d --format json samples/calendars/repeating-lessons.ics
 
 echo
+echo "== Real-world exports: Outlook (Windows zone names) and Google (X-WR-TIMEZONE), one agenda"
+"$ICAL" query --between 2026-12-07 +7d --tz Europe/Berlin \
+    samples/calendars/outlook-export.ics samples/calendars/google-export.ics
+echo
+echo "== ical convert --repair: Windows zones become IANA zones with VTIMEZONEs from tzdata"
+"$ICAL" convert --repair samples/calendars/outlook-export.ics -o "$OUT/outlook-repaired.ics" 2>&1 | sed -n '3,6p'
+"$ICAL" validate --strict "$OUT/outlook-repaired.ics"
+
+echo
 echo "== December as iCalendar, then jCal and CSV, in $OUT/"
 "$ICAL" query --at 2026-12 --tz Europe/Berlin --format ics -o "$OUT/december.ics" \
     "$OUT/term.ics" samples/calendars/monthly-events.ics

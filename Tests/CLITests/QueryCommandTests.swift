@@ -9,13 +9,20 @@ import Testing
     @Test func agendaForAWeekInBerlin() throws {
         let output = try ICalRunner.run(["query", "--between", "2026-12-01", "+7d", "--tz", "Europe/Berlin", "."], in: samples)
         #expect(output.status == 0, "\(output.stderr)")
-        #expect(output.stderr.isEmpty)
+        // The Outlook export writes TZOFFSETTO:-0000 for GMT, read as +0000 with a warning.
+        #expect(output.stderr.split(separator: "\n").count == 2)
+        #expect(output.stderr.contains("./outlook-export.ics:26: warning: TZOFFSETTO '-0000'"))
         #expect(output.stdout == """
+            Tuesday 2026-12-01
+              17:00-18:00  Elternsprechstunde @ Musikschule, Raum 2
+
             Wednesday 2026-12-02
               17:00-18:00  Staff meeting
 
             Thursday 2026-12-03
+              17:00-18:30  Online-Workshop mit London
               18:00-19:30  Drop-in: jazz harmony @ Studio A
+              19:00-21:00  Chorprobe @ Probenraum, Musikschule
 
             Saturday 2026-12-05
               all day      Student recital day

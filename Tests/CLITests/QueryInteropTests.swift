@@ -9,7 +9,8 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let samples = ICalRunner.packageRoot.appendingPathComponent("samples/calendars")
-        for name in ["repeating-lessons.ics", "drop-in-lessons.ics", "monthly-events.ics", "holidays.ics"] {
+        for name in ["repeating-lessons.ics", "drop-in-lessons.ics", "monthly-events.ics", "holidays.ics",
+                     "outlook-export.ics", "google-export.ics"] {
             try FileManager.default.copyItem(at: samples.appendingPathComponent(name), to: folder.url.appendingPathComponent(name))
         }
         let lessons = try ICalRunner.run(["lessons", "--spec", samples.appendingPathComponent("term.yaml").path,
@@ -26,7 +27,8 @@ import Testing
         #expect(peer.status == 0, "\(peer.stderr)")
         let theirs = try JSONSerialization.jsonObject(with: Data(peer.stdout.utf8)) as? [String: [[String]]]
 
-        let files = ["repeating-lessons.ics", "drop-in-lessons.ics", "monthly-events.ics", "holidays.ics", "term.ics"]
+        let files = ["repeating-lessons.ics", "drop-in-lessons.ics", "monthly-events.ics", "holidays.ics",
+                     "outlook-export.ics", "google-export.ics", "term.ics"]
         for file in files {
             #expect(ours[file] ?? [] == theirs?[file] ?? [], "\(file) differs")
         }
