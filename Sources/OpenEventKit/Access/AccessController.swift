@@ -63,7 +63,8 @@ package final class AccessController: AccessAuthority {
     /// store (`FolderStore.defaultLocation`).
     package static func forMainApp(environment: [String: String] = ProcessInfo.processInfo.environment,
                                    prompt: any SystemPrompt = TerminalPrompt()) throws(AccessError) -> AccessController {
-        let manifest = try AppManifest.main()
+        let manifest = try AppManifest.discover(explicit: AppManifest.explicitMainManifest, environment: environment,
+                                                executablePath: AppManifest.currentExecutablePath())
         let root: String
         do { root = try FolderStore.defaultLocation(environment: environment) } catch {
             throw AccessError(.io, error.message, remedy: "set OPENEVENTKIT_STORE to the store folder")

@@ -190,10 +190,13 @@ public struct AppManifest: Sendable, Hashable {
     ///
     /// - Throws: ``AccessError`` naming the file that was looked for or read.
     public static func main() throws(AccessError) -> AppManifest {
-        try discover(explicit: explicitMain.withLock { $0 },
+        try discover(explicit: explicitMainManifest,
                      environment: ProcessInfo.processInfo.environment,
                      executablePath: currentExecutablePath())
     }
+
+    /// The manifest given to ``useAsMain(_:)``, if any.
+    package static var explicitMainManifest: AppManifest? { explicitMain.withLock { $0 } }
 
     /// The discovery order of ``main()`` with its inputs as parameters, for tests.
     package static func discover(explicit: AppManifest?, environment: [String: String],
