@@ -115,11 +115,11 @@ package struct AuthorizationRecords: Sendable, Hashable, Codable {
     fileprivate func validate(path: String) throws(AccessError) {
         for (identifier, app) in apps {
             if identifier.isEmpty {
-                throw AccessError(.corruptRecords, "an app with an empty bundle identifier", path: path,
+                throw AccessError(.corruptRecords, "the authorizations file is corrupt: an app with an empty bundle identifier", path: path,
                                   remedy: "remove that entry or reset the decisions with `ical privacy reset`")
             }
             if app.reminders?.status == .writeOnly {
-                throw AccessError(.corruptRecords, "\(identifier): reminders are writeOnly, a level reminders do not have", path: path,
+                throw AccessError(.corruptRecords, "the authorizations file is corrupt: \(identifier) has writeOnly for reminders, a level reminders do not have", path: path,
                                   remedy: "grant again with `ical privacy grant \(identifier) --reminders full` or `ical privacy reset \(identifier)`")
             }
         }

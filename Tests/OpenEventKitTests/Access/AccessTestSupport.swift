@@ -26,7 +26,7 @@ func lessonsManifest(sdk: AppManifest.SDKGeneration = .current,
 }
 
 /// A fixed clock: 2026-11-22T10:00:00Z.
-let fixedNow = Date(timeIntervalSince1970: 1_795_860_000)
+let fixedNow = Date(timeIntervalSince1970: 1795341600)
 
 /// A controller on a store folder with scripted answers.
 func controller(_ folder: StoreFolder, manifest: AppManifest = lessonsManifest(), answers: [PromptAnswer] = [],
