@@ -34,6 +34,8 @@ package final class AccessController: AccessAuthority {
         var snapshot: Snapshot?
         /// The upgrade prompt could not be shown in this session (no terminal, no key): not again.
         var upgradeUnavailable = false
+        /// Status changes to report once the request gate is released.
+        var pendingChanges: [(EKEntityType, EKAuthorizationStatus)] = []
     }
 
     private let state = Mutex(State())
@@ -130,9 +132,28 @@ package final class AccessController: AccessAuthority {
     package func fetchAttemptedUnderWriteOnly(_ entityType: EKEntityType) -> AccessLevel {
         guard entityType == .event, accessLevel(for: .event) == .writeOnly else { return accessLevel(for: entityType) }
         if state.withLock({ $0.upgradeUnavailable }) { return .writeOnly }
-        return Self.requestGate.withLock { _ in
+        let level = Self.requestGate.withLock { _ in
             (try? upgrade().level) ?? .writeOnly
         }
+        reportChanges()
+        return level
+    }
+
+    /// Queues a status change for ``reportChanges()``.
+    private func changed(_ entityType: EKEntityType) {
+        guard onChange != nil, let status = try? currentStatus(for: entityType) else { return }
+        state.withLock { $0.pendingChanges.append((entityType, status)) }
+    }
+
+    /// Calls `onChange` for the queued changes, outside the request gate, so that an observer
+    /// may fetch or request again without waiting on itself.
+    private func reportChanges() {
+        guard let onChange else { return }
+        let changes = state.withLock { state in
+            defer { state.pendingChanges = [] }
+            return state.pendingChanges
+        }
+        for (type, status) in changes { onChange(type, status) }
     }
 
     /// The upgrade from write-only: prompts unless declined before; returns whether the app
@@ -159,7 +180,7 @@ package final class AccessController: AccessAuthority {
                 guard current?.status == .writeOnly, current?.upgradeDeclined == false else { return current }
                 return AuthorizationDecision(status: .fullAccess, decided: self.clock(), by: .upgradePrompt)
             }
-            if status == .fullAccess { onChange?(.event, try currentStatus(for: .event)) }
+            if status == .fullAccess { changed(.event) }
             return (status == .fullAccess ? .full : accessLevel(for: .event), status == .fullAccess)
         case .deny:
             _ = try record(.event) { current in
@@ -196,9 +217,11 @@ package final class AccessController: AccessAuthority {
     /// Answers a request, prompting when nothing is decided yet: whether the app has the access
     /// it asked for, and the error that stopped it, if one did. Blocks while the prompt waits.
     package func respond(to request: Request) -> (granted: Bool, error: AccessError?) {
-        Self.requestGate.withLock { _ in
+        let result: (Bool, AccessError?) = Self.requestGate.withLock { _ in
             do throws(AccessError) { return (try respondLocked(to: request), nil) } catch { return (false, error) }
         }
+        reportChanges()
+        return result
     }
 
     private func respondLocked(to request: Request) throws(AccessError) -> Bool {
@@ -225,9 +248,8 @@ package final class AccessController: AccessAuthority {
             if wanted == .writeOnly { return true }
             return try upgrade().granted
         case .notDetermined:
-            guard let (key, usage) = usage(for: kind, legacy: { if case .legacy = request { true } else { false } }()) else {
-                throw missingKey(for: kind, legacy: { if case .legacy = request { true } else { false } }())
-            }
+            let isLegacy = if case .legacy = request { true } else { false }
+            guard let (key, usage) = usage(for: kind, legacy: isLegacy) else { throw missingKey(for: kind, legacy: isLegacy) }
             let question = AccessQuestion(kind: kind, appName: manifest.displayName, bundleIdentifier: manifest.bundleIdentifier,
                                           usageDescription: usage, usageKey: key)
             let answer = prompt.ask(question)
@@ -237,7 +259,7 @@ package final class AccessController: AccessAuthority {
                 if current != nil { return current }
                 return AuthorizationDecision(status: answer == .allow ? wanted : .denied, decided: self.clock(), by: .prompt)
             }
-            onChange?(entityType, try currentStatus(for: entityType))
+            changed(entityType)
             return status == .fullAccess || (status == .writeOnly && wanted == .writeOnly)
         }
     }

@@ -85,3 +85,25 @@ import Testing
         #expect(prompt.asked.first?.usageKey == .calendars)
     }
 }
+
+/// The change callback runs outside the request gate: an observer that fetches again (as an
+/// app does on EKEventStoreChanged) does not wait on itself.
+@Suite struct AccessChangeObserverTests {
+    @Test func anObserverMayFetchAndRequestAgain() async throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let seen = Collected<String>()
+        let holder = Collected<AccessController>()
+        let prompt = ScriptedPrompt([.allow, .deny])
+        let access = AccessController(manifest: lessonsManifest(), storeRoot: folder.path, prompt: prompt, clock: { fixedNow }) { type, status in
+            guard let access = holder.values.first else { return }
+            // Refetch: under write-only this asks the upgrade question (answered deny here).
+            seen.append("\(type) \(status) -> \(access.fetchAttemptedUnderWriteOnly(type))")
+            seen.append("request again: \(access.respond(to: .writeOnlyAccessToEvents).granted)")
+        }
+        holder.append(access)
+        #expect(try await access.requestWriteOnlyAccessToEvents())
+        #expect(seen.values == ["event writeOnly -> write-only", "request again: true"])
+        #expect(prompt.asked.map(\.kind) == [.writeOnlyAccessToEvents, .upgradeToFullAccessToEvents])
+    }
+}
