@@ -18,6 +18,10 @@ import Synchronization
 package final class AccessController: AccessAuthority {
     /// The app.
     package let manifest: AppManifest
+    /// Why the app's manifest could not be read, for a controller made with
+    /// ``init(unavailableManifest:storeRoot:)``: then the app has no access, reads
+    /// `restricted`, and every request fails with this error.
+    package let manifestProblem: AccessError?
     /// The store's access files.
     package let files: AccessRecordsFile
     private let prompt: any SystemPrompt
@@ -55,10 +59,36 @@ package final class AccessController: AccessAuthority {
                  clock: @escaping @Sendable () -> Date = { Date() },
                  onChange: (@Sendable (EKEntityType, EKAuthorizationStatus) -> Void)? = nil) {
         self.manifest = manifest
+        self.manifestProblem = nil
         self.files = AccessRecordsFile(storeRoot: storeRoot)
         self.prompt = prompt
         self.clock = clock
         self.onChange = onChange
+    }
+
+    /// A controller for an app whose manifest could not be read: no access, statuses
+    /// `restricted`, every request failing with `error` (which names the manifest file).
+    package init(unavailableManifest error: AccessError, storeRoot: String) {
+        self.manifest = AppManifest(bundleIdentifier: "", path: error.path)
+        self.manifestProblem = error
+        self.files = AccessRecordsFile(storeRoot: storeRoot)
+        self.prompt = ScriptedPrompt()
+        self.clock = { Date() }
+        self.onChange = nil
+    }
+
+    /// The controller of the running process's app (``AppManifest/main()``) on the store at
+    /// `storeRoot`, for `EKEventStore`'s initialisers, which cannot throw: when the manifest
+    /// cannot be found or read, a controller made with ``init(unavailableManifest:storeRoot:)``.
+    package static func forMainApp(storeRoot: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                                   onChange: (@Sendable (EKEntityType, EKAuthorizationStatus) -> Void)? = nil) -> AccessController {
+        do {
+            let manifest = try AppManifest.discover(explicit: AppManifest.explicitMainManifest, environment: environment,
+                                                    executablePath: AppManifest.currentExecutablePath())
+            return AccessController(manifest: manifest, storeRoot: storeRoot, onChange: onChange)
+        } catch {
+            return AccessController(unavailableManifest: error, storeRoot: storeRoot)
+        }
     }
 
     /// The controller of the running process's app (``AppManifest/main()``) on the default
@@ -93,6 +123,7 @@ package final class AccessController: AccessAuthority {
     // MARK: Status
 
     private func snapshot() throws(AccessError) -> Snapshot {
+        if let manifestProblem { throw manifestProblem }
         let identities = try files.identities()
         if let cached = state.withLock({ $0.snapshot }), cached.identities == identities { return cached }
         let fresh = Snapshot(identities: identities, records: try files.readAuthorizations(), policy: try files.readPolicy())
@@ -225,6 +256,7 @@ package final class AccessController: AccessAuthority {
     }
 
     private func respondLocked(to request: Request) throws(AccessError) -> Bool {
+        if let manifestProblem { throw manifestProblem }
         if case .legacy(let type) = request, manifest.sdkGeneration == .current {
             let modern = type == .event ? "requestFullAccessToEvents or requestWriteOnlyAccessToEvents" : "requestFullAccessToReminders"
             throw AccessError(.legacyRequestNotSupported,

@@ -174,4 +174,22 @@ import Testing
         #expect(AccessController.authorizationStatus(for: .event, environment: elsewhere) == .notDetermined)
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/no-store"))
     }
+
+    @Test func aStoreForAnAppWithoutAManifestHasNoAccessAndSaysWhy() async throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let access = AccessController.forMainApp(storeRoot: folder.path, environment: ["OPENEVENTKIT_MANIFEST": folder.path + "/missing.plist"])
+        #expect(access.manifestProblem?.code == .manifestNotFound)
+        #expect(access.authorizationStatus(for: .event) == .restricted)
+        #expect(access.accessLevel(for: .event) == .none)
+        #expect(access.fetchAttemptedUnderWriteOnly(.event) == .none)
+        for request in [AccessController.Request.fullAccessToEvents, .legacy(.event)] {
+            let error = await #expect(throws: AccessError.self) { try await access.request(request) }
+            #expect(error?.path == folder.path + "/missing.plist")
+        }
+        let manifest = try folder.write("Info.plist", infoPlist(["CFBundleIdentifier": "org.example.lessons"]))
+        let found = AccessController.forMainApp(storeRoot: folder.path, environment: ["OPENEVENTKIT_MANIFEST": manifest])
+        #expect(found.manifestProblem == nil)
+        #expect(found.manifest.bundleIdentifier == "org.example.lessons")
+    }
 }
