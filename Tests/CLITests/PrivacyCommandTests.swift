@@ -86,6 +86,27 @@ import Testing
         #expect(inDefault.contains("org.example.c"))
     }
 
+    @Test func processesGrantingAtOnceLoseNoDecision() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        let processes = try (0..<8).map { index -> Process in
+            let process = Process()
+            process.executableURL = ICalRunner.executable
+            process.arguments = ["privacy", "grant", "org.example.app\(index)", "--events", "full", "--store", store]
+            process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin", "ICAL_NOW": "2026-11-22T10:00:00"]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let status = try run(["status"], store: store)
+        for index in 0..<8 { #expect(status.stdout.contains("org.example.app\(index)\n  events:    fullAccess"), "app\(index)") }
+    }
+
     @Test func badInputIsAClearErrorAndWritesNothing() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
