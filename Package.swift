@@ -35,6 +35,7 @@ let package = Package(
             name: "ical",
             dependencies: [
                 "ICalKit",
+                "OpenEventKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

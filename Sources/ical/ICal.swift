@@ -21,5 +21,5 @@ struct ICal: ParsableCommand {
               ical --generate-completion-script bash > /etc/bash_completion.d/ical
             """,
         version: "0.1.0",
-        subcommands: [Query.self, Convert.self, Validate.self, Lessons.self])
+        subcommands: [Query.self, Convert.self, Validate.self, Lessons.self, Privacy.self])
 }

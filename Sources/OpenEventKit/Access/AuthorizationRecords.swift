@@ -1,0 +1,303 @@
+import Foundation
+
+/// Who made a recorded decision.
+package enum DecisionSource: String, Sendable, Hashable, Codable {
+    /// The user answered the system prompt of a request.
+    case prompt
+    /// The user answered the write-only to full access upgrade prompt (TN3153).
+    case upgradePrompt
+    /// `ical privacy grant` or `revoke`: the Settings screen.
+    case settings
+}
+
+/// One recorded decision: an app's status for one entity type, and when it was decided.
+package struct AuthorizationDecision: Sendable, Hashable, Codable {
+    /// `denied`, `writeOnly` (events only) or `fullAccess`; never notDetermined or restricted.
+    package var status: EKAuthorizationStatus
+    /// When the decision was made.
+    package var decided: Date
+    /// Who made it.
+    package var by: DecisionSource
+    /// Write-only only: the upgrade prompt was shown and declined, so it is never shown again.
+    package var upgradeDeclined: Bool
+
+    package init(status: EKAuthorizationStatus, decided: Date, by: DecisionSource, upgradeDeclined: Bool = false) {
+        self.status = status
+        self.decided = decided
+        self.by = by
+        self.upgradeDeclined = upgradeDeclined
+    }
+
+    private enum CodingKeys: String, CodingKey { case status, decided, by, upgradeDeclined }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .status)
+        switch name {
+        case "denied": status = .denied
+        case "writeOnly": status = .writeOnly
+        case "fullAccess": status = .fullAccess
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .status, in: container,
+                                                   debugDescription: "status \"\(name)\" is not denied, writeOnly or fullAccess")
+        }
+        decided = try container.decode(Date.self, forKey: .decided)
+        by = try container.decode(DecisionSource.self, forKey: .by)
+        upgradeDeclined = try container.decodeIfPresent(Bool.self, forKey: .upgradeDeclined) ?? false
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status.description, forKey: .status)
+        try container.encode(decided, forKey: .decided)
+        try container.encode(by, forKey: .by)
+        if upgradeDeclined { try container.encode(true, forKey: .upgradeDeclined) }
+    }
+}
+
+/// One app's decisions.
+package struct AppDecisions: Sendable, Hashable, Codable {
+    /// The decision about events, nil while not determined.
+    package var events: AuthorizationDecision?
+    /// The decision about reminders, nil while not determined.
+    package var reminders: AuthorizationDecision?
+
+    package init(events: AuthorizationDecision? = nil, reminders: AuthorizationDecision? = nil) {
+        self.events = events
+        self.reminders = reminders
+    }
+
+    /// The decision for one entity type.
+    package subscript(entityType: EKEntityType) -> AuthorizationDecision? {
+        get { entityType == .event ? events : reminders }
+        set { if entityType == .event { events = newValue } else { reminders = newValue } }
+    }
+
+    var isEmpty: Bool { events == nil && reminders == nil }
+}
+
+/// The user's decisions, per app bundle identifier: the contents of
+/// `.openeventkit/authorizations.json`.
+///
+/// ```json
+/// {
+///   "apps" : {
+///     "org.example.lessons" : {
+///       "events" : { "by" : "prompt", "decided" : "2026-11-22T10:00:00Z", "status" : "writeOnly" }
+///     }
+///   },
+///   "formatVersion" : 1
+/// }
+/// ```
+package struct AuthorizationRecords: Sendable, Hashable, Codable {
+    /// The format this version writes and the newest it reads.
+    package static let currentFormatVersion = 1
+
+    /// The file's format version.
+    package var formatVersion: Int = currentFormatVersion
+    /// The decisions, by bundle identifier.
+    package var apps: [String: AppDecisions] = [:]
+
+    package init() {}
+
+    /// The decision for an app and entity type, nil while not determined.
+    package func decision(for bundleIdentifier: String, _ entityType: EKEntityType) -> AuthorizationDecision? {
+        apps[bundleIdentifier]?[entityType]
+    }
+
+    /// Records or clears (nil) a decision.
+    package mutating func setDecision(_ decision: AuthorizationDecision?, for bundleIdentifier: String, _ entityType: EKEntityType) {
+        var app = apps[bundleIdentifier] ?? AppDecisions()
+        app[entityType] = decision
+        apps[bundleIdentifier] = app.isEmpty ? nil : app
+    }
+
+    fileprivate func validate(path: String) throws(AccessError) {
+        for (identifier, app) in apps {
+            if identifier.isEmpty {
+                throw AccessError(.corruptRecords, "the authorizations file is corrupt: an app with an empty bundle identifier", path: path,
+                                  remedy: "remove that entry or reset the decisions with `ical privacy reset`")
+            }
+            if app.reminders?.status == .writeOnly {
+                throw AccessError(.corruptRecords, "the authorizations file is corrupt: \(identifier) has writeOnly for reminders, a level reminders do not have", path: path,
+                                  remedy: "grant again with `ical privacy grant \(identifier) --reminders full` or `ical privacy reset \(identifier)`")
+            }
+        }
+    }
+}
+
+/// What the administrator has ruled: the contents of `.openeventkit/policy.json`.
+///
+/// ```json
+/// { "formatVersion" : 1, "restricted" : [ "org.example.game" ] }
+/// ```
+///
+/// A restricted app has status `restricted` for events and reminders whatever the user
+/// decided; its requests return false without a prompt.
+package struct AccessPolicy: Sendable, Hashable, Codable {
+    /// The format this version writes and the newest it reads.
+    package static let currentFormatVersion = 1
+
+    /// The file's format version.
+    package var formatVersion: Int = currentFormatVersion
+    /// The restricted apps' bundle identifiers, sorted.
+    package var restricted: [String] = []
+
+    package init(restricted: [String] = []) { self.restricted = Array(Set(restricted)).sorted() }
+
+    /// Whether the app is restricted.
+    package func isRestricted(_ bundleIdentifier: String) -> Bool { restricted.contains(bundleIdentifier) }
+
+    /// Restricts or lifts the restriction of an app.
+    package mutating func setRestricted(_ bundleIdentifier: String, _ restricted: Bool) {
+        var set = Set(self.restricted)
+        if restricted { set.insert(bundleIdentifier) } else { set.remove(bundleIdentifier) }
+        self.restricted = set.sorted()
+    }
+}
+
+/// The two access files of one store, `.openeventkit/authorizations.json` and
+/// `.openeventkit/policy.json`: read without a lock (they are only ever replaced whole), and
+/// changed under the store's lock by a read, a change and an atomic replacement (a temporary
+/// file written with mode 0600 and flushed, renamed over the old one, the folder flushed).
+package struct AccessRecordsFile: Sendable {
+    /// The store folder.
+    package let storeRoot: String
+
+    package init(storeRoot: String) {
+        var root = storeRoot
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        self.storeRoot = root
+    }
+
+    /// `.openeventkit` in the store.
+    package var metadataFolder: String { storeRoot + "/.openeventkit" }
+    /// The decisions file.
+    package var authorizationsPath: String { metadataFolder + "/authorizations.json" }
+    /// The policy file.
+    package var policyPath: String { metadataFolder + "/policy.json" }
+    var lockPath: String { metadataFolder + "/lock" }
+
+    /// The largest access file read, in bytes.
+    static let sizeLimit = 16 << 20
+
+    /// The identities of both files (nil when absent), to see whether they changed.
+    package func identities() throws(AccessError) -> [FileIdentity?] {
+        do { return [try StoreSystem.identity(authorizationsPath), try StoreSystem.identity(policyPath)] } catch {
+            throw AccessError(.io, error.message, path: error.path)
+        }
+    }
+
+    /// The recorded decisions; none when the file is not there.
+    package func readAuthorizations() throws(AccessError) -> AuthorizationRecords {
+        guard let records: AuthorizationRecords = try read(authorizationsPath, what: "authorizations") else { return AuthorizationRecords() }
+        guard records.formatVersion <= AuthorizationRecords.currentFormatVersion else {
+            throw AccessError(.unsupportedRecordsFormat,
+                              "the decisions have format version \(records.formatVersion); this version reads up to \(AuthorizationRecords.currentFormatVersion)",
+                              path: authorizationsPath, remedy: "use a newer OpenEventKit")
+        }
+        try records.validate(path: authorizationsPath)
+        return records
+    }
+
+    /// The policy; nothing restricted when the file is not there.
+    package func readPolicy() throws(AccessError) -> AccessPolicy {
+        guard let policy: AccessPolicy = try read(policyPath, what: "policy") else { return AccessPolicy() }
+        guard policy.formatVersion <= AccessPolicy.currentFormatVersion else {
+            throw AccessError(.unsupportedRecordsFormat,
+                              "the policy has format version \(policy.formatVersion); this version reads up to \(AccessPolicy.currentFormatVersion)",
+                              path: policyPath, remedy: "use a newer OpenEventKit")
+        }
+        return policy
+    }
+
+    /// Changes the decisions under the store's lock; returns what `change` returns.
+    /// A store folder that does not exist yet is created.
+    @discardableResult
+    package func updateAuthorizations<T>(_ change: (inout AuthorizationRecords) throws(AccessError) -> T) throws(AccessError) -> T {
+        try locked { () throws(AccessError) -> T in
+            var records = try readAuthorizations()
+            let result = try change(&records)
+            try write(records, to: authorizationsPath)
+            return result
+        }
+    }
+
+    /// Changes the policy under the store's lock.
+    package func updatePolicy(_ change: (inout AccessPolicy) throws(AccessError) -> Void) throws(AccessError) {
+        try locked { () throws(AccessError) -> Void in
+            var policy = try readPolicy()
+            try change(&policy)
+            try write(policy, to: policyPath)
+        }
+    }
+
+    // MARK: Files
+
+    private func read<T: Decodable>(_ path: String, what: String) throws(AccessError) -> T? {
+        let bytes: [UInt8]
+        do {
+            guard try StoreSystem.identity(path) != nil else { return nil }
+            bytes = try StoreSystem.readFile(path, limit: Self.sizeLimit).bytes
+        } catch {
+            if error.code == .notFound { return nil }
+            throw AccessError(.io, "cannot read the \(what) file: \(error.message)", path: path)
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(T.self, from: Data(bytes))
+        } catch {
+            throw AccessError(.corruptRecords, "the \(what) file is corrupt (\(Self.explain(error))); no access is given while it is",
+                              path: path, remedy: "repair or remove the file, then decide again with `ical privacy`")
+        }
+    }
+
+    private static func explain(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let where_ = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if case .keyNotFound(let key, _) = error as? DecodingError {
+                return "missing \(where_.isEmpty ? "" : where_ + ".")\(key.stringValue)"
+            }
+            return where_.isEmpty ? context.debugDescription : "\(where_): \(context.debugDescription)"
+        default:
+            return "not JSON"
+        }
+    }
+
+    private func write<T: Encodable>(_ value: T, to path: String) throws(AccessError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        let data: Data
+        do { data = try encoder.encode(value) } catch {
+            throw AccessError(.io, "cannot encode the access file: \(error)", path: path)
+        }
+        let name = path.split(separator: "/").last.map(String.init) ?? "access"
+        let temporary = metadataFolder + "/" + FolderStore.temporaryPrefix + String(StoreSystem.randomNumber(), radix: 16) + "-" + name
+        do {
+            try StoreSystem.writeNewFile(Array(data) + [0x0A], to: temporary, mode: 0o600)
+            try StoreSystem.rename(temporary, path)
+            try StoreSystem.synchronize(folder: metadataFolder)
+        } catch {
+            try? StoreSystem.remove(temporary)
+            throw AccessError(.io, "cannot write the access file: \(error.message)", path: error.path ?? path)
+        }
+    }
+
+    private func locked<T>(_ body: () throws(AccessError) -> T) throws(AccessError) -> T {
+        let lock: Int32
+        do {
+            if !StoreSystem.isFolder(metadataFolder) {
+                _ = try FolderStore.open(at: storeRoot, create: true)
+                try StoreSystem.makeFolder(metadataFolder)
+            }
+            lock = try StoreSystem.lockExclusively(lockPath)
+        } catch {
+            throw AccessError(.io, "cannot open the store to record the decision: \(error.message)", path: error.path ?? storeRoot)
+        }
+        defer { StoreSystem.unlock(lock) }
+        return try body()
+    }
+}
