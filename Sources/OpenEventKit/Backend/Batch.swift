@@ -30,6 +30,7 @@ package struct Batch: Sendable {
         case moveCollection(from: String, to: String)
         case deleteCollection(identifier: String)
         case setDefaults(eventCalendar: String?, reminderList: String?)
+        case setEntityTypes(collection: String, types: Set<CollectionEntityType>?)
     }
 
     /// The changes, in the order they were added.
@@ -121,6 +122,15 @@ package struct Batch: Sendable {
     /// Sets the default collections in store.json (nil leaves one as it is).
     package mutating func setDefaults(eventCalendar: String? = nil, reminderList: String? = nil) {
         operations.append(.setDefaults(eventCalendar: eventCalendar, reminderList: reminderList))
+    }
+
+    /// Records which kinds of item a collection holds in store.json (nil forgets the
+    /// record, and the collection's kind is inferred again; see ``StoreMetadata/entityTypes``).
+    package mutating func setEntityTypes(_ types: Set<CollectionEntityType>?, of collection: String) throws(StoreError) {
+        guard ItemFileName.isSafeName(collection) || ItemFileName.isCollectionName(collection) else {
+            throw StoreError(.invalidName, "'\(collection)' is not a collection identifier")
+        }
+        operations.append(.setEntityTypes(collection: collection, types: types))
     }
 
     private static func checkItem(_ collection: String, _ name: String) throws(StoreError) {

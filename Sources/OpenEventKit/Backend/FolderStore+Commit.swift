@@ -268,6 +268,11 @@ extension FolderStore {
                     throw StoreError(.alreadyExists, "collection '\(to)' exists already", path: root + "/" + to)
                 }
                 moves.append(.init(kind: .rename, from: from, path: to))
+                if let types = metadata.entityTypes?[from] {
+                    metadata.entityTypes?[from] = nil
+                    metadata.entityTypes?[to] = types
+                    metadataChanged = true
+                }
                 if metadata.defaultEventCalendar == from { metadata.defaultEventCalendar = to; metadataChanged = true }
                 if metadata.defaultReminderList == from { metadata.defaultReminderList = to; metadataChanged = true }
             case let .deleteCollection(identifier):
@@ -276,6 +281,10 @@ extension FolderStore {
                     throw StoreError(.notFound, "there is no collection '\(identifier)'", path: root + "/" + identifier)
                 }
                 treeRemovals.append(.init(kind: .removeTree, path: identifier, trash: plan.temporaryName(".trash")))
+                if metadata.entityTypes?[identifier] != nil {
+                    metadata.entityTypes?[identifier] = nil
+                    metadataChanged = true
+                }
             case let .putItem(collection, name, bytes, expecting):
                 try checkItemCollection(collection)
                 let key = ItemKey(collection: collection, name: name)
@@ -299,6 +308,11 @@ extension FolderStore {
             case let .setDefaults(eventCalendar, reminderList):
                 if let eventCalendar { metadata.defaultEventCalendar = eventCalendar }
                 if let reminderList { metadata.defaultReminderList = reminderList }
+                metadataChanged = true
+            case let .setEntityTypes(collection, types):
+                var all = metadata.entityTypes ?? [:]
+                all[collection] = types.map { $0.sorted { $0.rawValue < $1.rawValue } }
+                metadata.entityTypes = all.isEmpty ? nil : all
                 metadataChanged = true
             }
 

@@ -99,6 +99,8 @@ package struct FolderStore: Sendable {
         let events = Self.defaultEventCollection, reminders = Self.defaultReminderCollection
         try batch.createCollection(events.identifier, title: events.title, color: events.color)
         try batch.createCollection(reminders.identifier, title: reminders.title, color: reminders.color)
+        try batch.setEntityTypes([.event], of: events.identifier)
+        try batch.setEntityTypes([.reminder], of: reminders.identifier)
         batch.setDefaults(eventCalendar: events.identifier, reminderList: reminders.identifier)
         _ = try commit(batch)
     }
@@ -256,12 +258,24 @@ package struct StoreMetadata: Codable, Sendable, Hashable {
     package var defaultEventCalendar: String?
     /// The collection identifier for new reminders.
     package var defaultReminderList: String?
+    /// The kinds of item each collection holds, for collections the store created or was
+    /// told about. A collection with no entry holds reminders when it is the default
+    /// reminder list and events otherwise (a folder khal or vdirsyncer wrote).
+    package var entityTypes: [String: [CollectionEntityType]]?
 
     package init(formatVersion: Int = currentFormatVersion, defaultEventCalendar: String?, defaultReminderList: String?) {
         self.formatVersion = formatVersion
         self.defaultEventCalendar = defaultEventCalendar
         self.defaultReminderList = defaultReminderList
     }
+}
+
+/// A kind of item a collection holds, as store.json records it.
+package enum CollectionEntityType: String, Codable, Sendable, Hashable {
+    /// VEVENT.
+    case event
+    /// VTODO.
+    case reminder
 }
 
 /// A collection: one folder of the store.

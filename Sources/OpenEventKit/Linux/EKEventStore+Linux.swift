@@ -1,0 +1,26 @@
+import Foundation
+
+/// Linux-only additions to ``EKEventStore``: opening a store at a path as a given app, with
+/// errors instead of an empty store.
+extension EKEventStore {
+    /// Opens (creating when missing) the store folder at `storeURL` as the app `manifest`
+    /// describes; nil uses the running app's manifest (``AppManifest/main()``).
+    ///
+    /// Unlike `init()`, problems are thrown: a folder that cannot be opened or created, a
+    /// store written by a newer version, a manifest that cannot be found or read.
+    public convenience init(storeURL: URL, manifest: AppManifest? = nil) throws {
+        let root = storeURL.path
+        do {
+            _ = try FolderStore.open(at: root)
+        } catch {
+            throw EKError(.internalFailure, "cannot open the store: \(error.message)", path: error.path ?? root)
+        }
+        let app = try manifest ?? AppManifest.main()
+        self.init(openingRoot: root, manifest: app)
+    }
+
+    /// The store folder, for messages and tools (`nil` when it could not be opened).
+    public var storeURL: URL? {
+        backend.map { URL(fileURLWithPath: $0.root, isDirectory: true) }
+    }
+}

@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Unsupported Platform")
+#endif
+import Foundation
+import ICalKit
+
+extension EKEventStore {
+    /// The identifier of the write-only virtual calendar.
+    static let virtualCalendarIdentifier = "write-only"
+
+    // MARK: Sources
+
+    /// The accounts holding calendars: the local source (the store folder) with full access
+    /// to events or reminders; one virtual source under write-only access (TN3153); none
+    /// without access.
+    public var sources: [EKSource] {
+        if level(.event) == .full || level(.reminder) == .full { return backend == nil ? [] : [localSourceObject] }
+        if level(.event) == .writeOnly { return [virtualSourceObject] }
+        return []
+    }
+
+    /// Accounts delegated to the user: always empty (a folder has no delegates).
+    public var delegateSources: [EKSource] { [] }
+
+    /// The source with an identifier, among ``sources``.
+    public func source(withIdentifier identifier: String) -> EKSource? {
+        sources.first { $0.sourceIdentifier == identifier }
+    }
+
+    var localSourceObject: EKSource { lock.withLock { localSourceStorage } }
+    var virtualSourceObject: EKSource { lock.withLock { virtualSourceStorage } }
+
+    // MARK: Calendars
+
+    /// The calendars that hold `entityType`: none without access, the one virtual calendar
+    /// under write-only access, every such collection of the store with full access
+    /// (including calendars saved in the pending batch).
+    public func calendars(for entityType: EKEntityType) -> [EKCalendar] {
+        switch level(entityType) {
+        case .none: return []
+        case .writeOnly: return [virtualCalendar()]
+        case .full: return lock.withLock { allCalendars() }.filter { $0.allowedEntityTypes.contains(entityType.mask) }
+        }
+    }
+
+    /// Deprecated: the event calendars.
+    @available(*, deprecated, renamed: "calendars(for:)")
+    public var calendars: [EKCalendar] { calendars(for: .event) }
+
+    /// The calendar with an identifier, when the app may see it.
+    public func calendar(withIdentifier identifier: String) -> EKCalendar? {
+        if identifier == Self.virtualCalendarIdentifier { return level(.event) == .writeOnly ? virtualCalendar() : nil }
+        guard let calendar = lock.withLock({ allCalendars() }).first(where: { $0.identifier == identifier }) else { return nil }
+        let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
+        return level(type) == .full ? calendar : nil
+    }
+
+    /// The default calendar for new events: the store's default (store.json), else the first
+    /// event calendar; the virtual calendar under write-only access; nil without access.
+    public var defaultCalendarForNewEvents: EKCalendar? {
+        switch level(.event) {
+        case .none: return nil
+        case .writeOnly: return virtualCalendar()
+        case .full: return lock.withLock { defaultCalendar(for: .event) }
+        }
+    }
+
+    /// The default list for new reminders; nil without full access to reminders.
+    public func defaultCalendarForNewReminders() -> EKCalendar? {
+        level(.reminder) == .full ? lock.withLock { defaultCalendar(for: .reminder) } : nil
+    }
+
+    func defaultCalendar(for entityType: EKEntityType) -> EKCalendar? {
+        let calendars = allCalendars().filter { $0.allowedEntityTypes.contains(entityType.mask) }
+        let named = entityType == .event ? (try? backend?.metadata())??.defaultEventCalendar
+            : (try? backend?.metadata())??.defaultReminderList
+        return calendars.first { $0.identifier == named } ?? calendars.first
+    }
+
+    /// The write-only virtual calendar: it stands for no real calendar; events saved into it
+    /// land in the calendar the user chose in the calendar chooser, else the default one.
+    func virtualCalendar() -> EKCalendar {
+        EKCalendar(eventStore: self, identifier: Self.virtualCalendarIdentifier, title: "Calendar", color: nil,
+                   entityMask: .event, source: virtualSourceObject, isSaved: true, isVirtual: true, writable: true)
+    }
+
+    /// Every collection as a calendar, with the pending batch applied (caller holds the lock).
+    func allCalendars() -> [EKCalendar] {
+        guard let backend else { return [] }
+        let metadata = (try? backend.metadata()) ?? nil
+        var result: [EKCalendar] = []
+        for collection in (try? backend.collections()) ?? [] {
+            let types = Self.entityTypes(of: collection.identifier, metadata: metadata)
+            result.append(EKCalendar(eventStore: self, identifier: collection.identifier, title: collection.title,
+                                     color: collection.color, entityMask: types, source: localSourceStorage,
+                                     isSaved: true, writable: access(collection.path, W_OK) == 0))
+        }
+        for change in state.calendarChanges {
+            switch change {
+            case let .create(identifier, title, color, types):
+                let mask: EKEntityMask = types.contains(.reminder) ? .reminder : .event
+                result.append(EKCalendar(eventStore: self, identifier: identifier, title: title, color: color, entityMask: mask,
+                                         source: localSourceStorage, isSaved: true))
+            case let .update(identifier, title, color):
+                if let calendar = result.first(where: { $0.identifier == identifier }) { calendar.markSaved(title: title, color: color) }
+            case let .delete(identifier):
+                result.removeAll { $0.identifier == identifier }
+            }
+        }
+        return result
+    }
+
+    /// The entity types of a collection: store.json's record, else reminders for the default
+    /// reminder list and events for any other folder.
+    static func entityTypes(of identifier: String, metadata: StoreMetadata?) -> EKEntityMask {
+        if let recorded = metadata?.entityTypes?[identifier], !recorded.isEmpty {
+            return recorded.reduce(into: EKEntityMask()) { $0.insert($1 == .event ? .event : .reminder) }
+        }
+        return metadata?.defaultReminderList == identifier ? .reminder : .event
+    }
+
+    /// The calendar object of a collection (caller holds the lock).
+    func calendarObject(_ identifier: String) -> EKCalendar? {
+        allCalendars().first { $0.identifier == identifier }
+    }
+
+    // MARK: Saving and removing calendars
+
+    /// Creates or updates a calendar: a new collection (folder with `displayname` and `color`)
+    /// or a new title and colour. Needs full access to the calendar's entity type; under
+    /// write-only access it fails with `sourceDoesNotAllowCalendarAddDelete`. A new calendar
+    /// needs its source set (`calendarHasNoSource`).
+    public func saveCalendar(_ calendar: EKCalendar, commit: Bool) throws {
+        guard calendar.eventStore === self else { throw EKError(.objectBelongsToDifferentStore, "the calendar belongs to another event store") }
+        try checkCalendarAccess(calendar, "saving a calendar")
+        if calendar.isVirtual { throw EKError(.calendarIsImmutable, "the write-only calendar cannot be changed") }
+        try performChange(commit: commit) { () throws(EKError) in
+            if calendar.isSaved {
+                guard calendar.hasChanges else { return }
+                state.calendarChanges.append(.update(identifier: calendar.identifier, title: calendar.titleValue,
+                                                     color: calendar.colorValue))
+            } else {
+                guard let source = calendar.source else { throw EKError(.calendarHasNoSource, "set the calendar's source before saving it") }
+                guard !source.isVirtual else { throw EKError(.sourceDoesNotAllowCalendarAddDelete, "the write-only source takes no calendars") }
+                let types: Set<CollectionEntityType> = calendar.entityMask.contains(.reminder) ? [.reminder] : [.event]
+                state.calendarChanges.append(.create(identifier: calendar.identifier, title: calendar.titleValue,
+                                                     color: calendar.colorValue ?? "#1BADF8", types: types))
+            }
+            state.calendarObjects[ObjectIdentifier(calendar)] = calendar
+        }
+        if !commit { calendar.markSaved(title: calendar.titleValue, color: calendar.colorValue) }
+    }
+
+    /// Removes a calendar and every item in it. Needs full access to its entity type.
+    public func removeCalendar(_ calendar: EKCalendar, commit: Bool) throws {
+        guard calendar.eventStore === self else { throw EKError(.objectBelongsToDifferentStore, "the calendar belongs to another event store") }
+        try checkCalendarAccess(calendar, "removing a calendar")
+        if calendar.isVirtual { throw EKError(.calendarIsImmutable, "the write-only calendar cannot be removed") }
+        guard calendar.isSaved else { return }
+        try performChange(commit: commit) { () throws(EKError) in
+            let identifier = calendar.identifier
+            for key in state.itemOrder where key.collection == identifier { state.items[key] = nil }
+            state.itemOrder.removeAll { $0.collection == identifier }
+            let wasStagedNew = state.calendarChanges.contains { if case .create(identifier, _, _, _) = $0 { true } else { false } }
+            state.calendarChanges.removeAll {
+                switch $0 {
+                case .create(let id, _, _, _), .update(let id, _, _), .delete(let id): id == identifier
+                }
+            }
+            if !wasStagedNew { state.calendarChanges.append(.delete(identifier: identifier)) }
+        }
+    }
+
+    private func checkCalendarAccess(_ calendar: EKCalendar, _ what: String) throws(EKError) {
+        let type: EKEntityType = calendar.entityMask.contains(.event) ? .event : .reminder
+        switch level(type) {
+        case .full: _ = try requireBackend()
+        case .writeOnly:
+            throw EKError(.sourceDoesNotAllowCalendarAddDelete, "\(what) needs full access; the app has write-only access to events")
+        case .none: throw notAuthorized(type, what)
+        }
+    }
+}
+
+extension EKEntityType {
+    var mask: EKEntityMask { self == .event ? .event : .reminder }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import ICalKit
+import Synchronization
+
+/// The predicate ``EKEventStore/predicateForEvents(withStart:end:calendars:)`` makes: a
+/// window and calendars, bound to the store that made it.
+final class EKEventPredicate: NSPredicate {
+    let store: EKEventStore
+    let start: Date
+    let end: Date
+    let calendarIdentifiers: [String]?
+
+    init(store: EKEventStore, start: Date, end: Date, calendarIdentifiers: [String]?) {
+        self.store = store
+        self.start = start
+        self.end = end
+        self.calendarIdentifiers = calendarIdentifiers
+        super.init(value: true)
+    }
+
+    override var predicateFormat: String {
+        "events from \(start) to \(end) in \(calendarIdentifiers.map { $0.joined(separator: ", ") } ?? "all calendars")"
+    }
+}
+
+/// The predicate the reminder factories make.
+final class EKReminderPredicate: NSPredicate {
+    // Immutable after creation.
+    enum Kind { case all, incomplete, completed }
+    let store: EKEventStore
+    let kind: Kind
+    let start: Date?
+    let end: Date?
+    let calendarIdentifiers: [String]?
+
+    init(store: EKEventStore, kind: Kind, start: Date?, end: Date?, calendarIdentifiers: [String]?) {
+        self.store = store
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.calendarIdentifiers = calendarIdentifiers
+        super.init(value: true)
+    }
+
+    override var predicateFormat: String { "reminders (\(kind))" }
+}
+
+/// The token ``EKEventStore/fetchReminders(matching:completion:)`` returns.
+final class ReminderFetchRequest: NSObject, Sendable {
+    let cancelled = Atomic<Bool>(false)
+}
+
+extension EKEventStore {
+    /// The longest window a predicate covers: EventKit silently cuts longer ranges to their
+    /// first four years, and so does this store.
+    public static let maximumPredicateSpan: TimeInterval = 4 * 365.25 * 86_400
+
+    // MARK: Events
+
+    /// A predicate for the occurrences that overlap `[startDate, endDate)` in `calendars`
+    /// (nil: every event calendar). An occurrence matches when it starts before `endDate` and
+    /// ends after `startDate` (an instant one when it starts in the window). A window longer
+    /// than four years is cut to its first four years, as in EventKit.
+    public func predicateForEvents(withStart startDate: Date, end endDate: Date, calendars: [EKCalendar]?) -> NSPredicate {
+        let end = min(endDate, startDate.addingTimeInterval(Self.maximumPredicateSpan))
+        return EKEventPredicate(store: self, start: startDate, end: end, calendarIdentifiers: calendars?.map(\.calendarIdentifier))
+    }
+
+    /// Every occurrence matching a predicate from this store, one `EKEvent` each, in start
+    /// order (EventKit promises no order; sort with ``EKEvent/compareStartDate(with:)``).
+    /// Empty without full access; under write-only access the first fetch may show the
+    /// upgrade prompt (TN3153). Pending saves are included.
+    public func events(matching predicate: NSPredicate) -> [EKEvent] {
+        var result: [EKEvent] = []
+        enumerateEvents(matching: predicate) { event, _ in result.append(event) }
+        return result
+    }
+
+    /// Calls `block` with each occurrence matching the predicate, in start order, until the
+    /// block sets its stop flag.
+    public func enumerateEvents(matching predicate: NSPredicate, using block: EKEventSearchCallback) {
+        guard let predicate = predicate as? EKEventPredicate, predicate.store === self else {
+            preconditionFailure("the predicate was not made by this event store's predicateForEvents(withStart:end:calendars:)")
+        }
+        guard mayFetch(.event) else { return }
+        let events = lock.withLock { occurrences(predicate) }
+        var stop = ObjCBool(false)
+        for event in events {
+            block(event, &stop)
+            if stop.boolValue { break }
+        }
+    }
+
+    private func occurrences(_ predicate: EKEventPredicate) -> [EKEvent] {
+        state.diagnostics = []
+        let calendars = allCalendars().filter { calendar in
+            calendar.allowedEntityTypes.contains(.event)
+                && (predicate.calendarIdentifiers.map { $0.contains(calendar.identifier) } ?? true)
+        }
+        var origins: [String: (ItemOrigin, EKCalendar)] = [:]
+        var sources: [OccurrenceQuery.Source] = []
+        for calendar in calendars {
+            for origin in itemsForQuery(in: calendar.identifier, start: predicate.start, end: predicate.end) {
+                let name = origin.key.description
+                origins[name] = (origin, calendar)
+                sources.append(OccurrenceQuery.Source(calendar: origin.calendar, name: name))
+            }
+        }
+        let window = ItemTime.instant(predicate.start)..<max(ItemTime.instant(predicate.start), ItemTime.instant(predicate.end.addingTimeInterval(0.999)))
+        let query = OccurrenceQuery(window: window, floatingZone: ItemTime.defaultZone(), kinds: [.event])
+        let result = query.run(sources)
+        state.diagnostics += result.diagnostics
+        return result.matches.compactMap { match in
+            guard let name = match.source, let (origin, calendar) = origins[name] else { return nil }
+            let occurrence = match.occurrence
+            let slot = match.isRecurring
+                ? OccurrenceSlot(recurrenceIdentifier: occurrence.recurrenceIdentifier,
+                                 isOverride: occurrence.isOverride && occurrence.component.recurrenceIdentifier != nil)
+                : nil
+            let component = match.isRecurring ? Self.workingComponent(occurrence) : occurrence.component
+            return EKEvent(eventStore: self, component: component, origin: origin, calendar: calendar, slot: slot)
+        }
+    }
+
+    /// The items of a collection a window query must read.
+    func itemsForQuery(in collection: String, start: Date, end: Date) -> [ItemOrigin] {
+        readItems(in: collection)
+    }
+
+    // MARK: Reminders
+
+    /// A predicate for every reminder in `calendars` (nil: every reminder list).
+    public func predicateForReminders(in calendars: [EKCalendar]?) -> NSPredicate {
+        EKReminderPredicate(store: self, kind: .all, start: nil, end: nil, calendarIdentifiers: calendars?.map(\.calendarIdentifier))
+    }
+
+    /// A predicate for the reminders not completed whose due date is in `[startDate, endDate)`:
+    /// a nil start takes everything due before the end, a nil end everything due from the
+    /// start; both nil take every incomplete reminder, with or without a due date.
+    public func predicateForIncompleteReminders(withDueDateStarting startDate: Date?, ending endDate: Date?,
+                                                calendars: [EKCalendar]?) -> NSPredicate {
+        EKReminderPredicate(store: self, kind: .incomplete, start: startDate, end: endDate,
+                            calendarIdentifiers: calendars?.map(\.calendarIdentifier))
+    }
+
+    /// A predicate for the completed reminders whose completion date is in
+    /// `[startDate, endDate)`, with the same rules for nil bounds.
+    public func predicateForCompletedReminders(withCompletionDateStarting startDate: Date?, ending endDate: Date?,
+                                               calendars: [EKCalendar]?) -> NSPredicate {
+        EKReminderPredicate(store: self, kind: .completed, start: startDate, end: endDate,
+                            calendarIdentifiers: calendars?.map(\.calendarIdentifier))
+    }
+
+    /// Fetches the reminders matching a predicate on another queue and calls `completion`
+    /// there, unless the fetch is cancelled first. Committed reminders only, as EventKit
+    /// documents; an empty array without full access to reminders.
+    ///
+    /// - Returns: a token for ``cancelFetchRequest(_:)``.
+    public func fetchReminders(matching predicate: NSPredicate, completion: @escaping @Sendable ([EKReminder]?) -> Void) -> Any {
+        guard let predicate = predicate as? EKReminderPredicate, predicate.store === self else {
+            preconditionFailure("the predicate was not made by this event store's reminder predicate factories")
+        }
+        let request = ReminderFetchRequest()
+        nonisolated(unsafe) let reminderPredicate = predicate
+        DispatchQueue.global().async {
+            guard !request.cancelled.load(ordering: .relaxed) else { return }
+            let reminders = self.reminders(matching: reminderPredicate)
+            guard !request.cancelled.load(ordering: .relaxed) else { return }
+            nonisolated(unsafe) let result = reminders
+            completion(result)
+        }
+        return request
+    }
+
+    /// Cancels a reminder fetch: its completion is not called if it has not run yet.
+    public func cancelFetchRequest(_ fetchIdentifier: Any) {
+        (fetchIdentifier as? ReminderFetchRequest)?.cancelled.store(true, ordering: .relaxed)
+    }
+
+    func reminders(matching predicate: EKReminderPredicate) -> [EKReminder] {
+        guard mayFetch(.reminder), let backend else { return [] }
+        return lock.withLock {
+            var result: [EKReminder] = []
+            let calendars = allCalendars().filter { calendar in
+                calendar.allowedEntityTypes.contains(.reminder)
+                    && (predicate.calendarIdentifiers.map { $0.contains(calendar.identifier) } ?? true)
+            }
+            for calendar in calendars {
+                guard let contents = try? backend.readCollection(calendar.identifier) else { continue }
+                for item in contents.items {
+                    let origin = ItemOrigin(key: ItemKey(collection: calendar.identifier, name: item.file.name),
+                                            identity: item.file.identity, calendar: item.calendar)
+                    for component in item.components where component.matches(.todo) && component.property(.recurrenceIdentifier) == nil {
+                        let reminder = EKReminder(eventStore: self, component: component, origin: origin, calendar: calendar)
+                        if matches(reminder, predicate) { result.append(reminder) }
+                    }
+                }
+            }
+            return result
+        }
+    }
+
+    private func matches(_ reminder: EKReminder, _ predicate: EKReminderPredicate) -> Bool {
+        func inRange(_ date: Date?) -> Bool {
+            if predicate.start == nil && predicate.end == nil { return true }
+            guard let date else { return false }
+            if let start = predicate.start, date < start { return false }
+            if let end = predicate.end, date >= end { return false }
+            return true
+        }
+        switch predicate.kind {
+        case .all:
+            return true
+        case .incomplete:
+            guard !reminder.isCompleted else { return false }
+            let due = reminder.component.due.map { ItemTime.date(reminder.instant($0)) }
+            return inRange(due)
+        case .completed:
+            guard reminder.isCompleted else { return false }
+            return inRange(reminder.completionDate)
+        }
+    }
+}

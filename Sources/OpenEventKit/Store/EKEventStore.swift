@@ -1,0 +1,410 @@
+import Foundation
+import ICalKit
+import Synchronization
+
+extension Notification.Name {
+    /// Posted when the calendar data changes: this store's commits, another store's in the
+    /// same process, another process's changes to the store folder, and changes of the app's
+    /// access. The object is the store; `userInfo` is nil (Apple does not document its keys).
+    /// Treat every fetched event and reminder as stale and fetch again.
+    public static let EKEventStoreChanged = Notification.Name("EKEventStoreChangedNotification")
+}
+
+/// The callback of ``EKEventStore/enumerateEvents(matching:using:)``: set the pointee to true to stop.
+public typealias EKEventSearchCallback = (EKEvent, UnsafeMutablePointer<ObjCBool>) -> Void
+
+/// The completion of the access requests.
+public typealias EKEventStoreRequestAccessCompletionHandler = @Sendable (Bool, (any Error)?) -> Void
+
+/// The point of contact for calendar and reminder data: EventKit's event store over a
+/// folder of iCalendar files (a vdir collection per calendar, as khal and vdirsyncer use).
+///
+/// `EKEventStore()` opens the default store (`$OPENEVENTKIT_STORE`, else
+/// `$XDG_DATA_HOME/openeventkit`) as the running app, identified by its manifest
+/// (see the article "Access levels and the permission manifest"). Every operation passes the
+/// store's access check first: without access the store has no calendars and every save
+/// fails with `EKError.Code.eventStoreNotAuthorized`; under write-only access it shows one
+/// virtual calendar, saves new events and returns nothing from any fetch.
+///
+/// Changes are staged with `commit: false` and written all or nothing by ``commit()``; a
+/// commit that fails makes every later commit fail until ``reset()``. Saves with
+/// `commit: true` write at once and roll the pending changes back when that fails.
+///
+/// The store is safe to use from several threads (its state is behind a lock); the items
+/// and calendars it returns are not, as with EventKit.
+public final class EKEventStore: NSObject, @unchecked Sendable {
+    /// The folder store, nil when it could not be opened (then ``openError`` says why).
+    let backend: FolderStore?
+    /// Why the store folder could not be opened: every operation then fails or returns nothing.
+    let openError: EKError?
+    /// The access check every operation passes.
+    let authority: any AccessAuthority
+    let lock = NSRecursiveLock()
+
+    /// A unique identifier of this store instance.
+    public let eventStoreIdentifier: String = Foundation.UUID().uuidString
+
+    /// A change staged by `commit: false` (or by a `commit: true` save before it commits).
+    struct StagedItem {
+        /// The new content, nil to delete.
+        var content: Component?
+        var expecting: Batch.Expectation
+    }
+
+    enum StagedCalendarChange {
+        case create(identifier: String, title: String, color: String?, types: Set<CollectionEntityType>)
+        case update(identifier: String, title: String, color: String?)
+        case delete(identifier: String)
+    }
+
+    struct State {
+        var items: [ItemKey: StagedItem] = [:]
+        var itemOrder: [ItemKey] = []
+        var calendarChanges: [StagedCalendarChange] = []
+        /// Objects saved or removed in the pending batch, to update after the commit.
+        var objects: [ObjectIdentifier: EKCalendarItem] = [:]
+        var calendarObjects: [ObjectIdentifier: EKCalendar] = [:]
+        var failure: EKError?
+        /// The store's files when this store last looked, for the change watcher.
+        var snapshot: StoreSnapshot?
+        /// Diagnostics of item files that could not be read, from the latest fetch.
+        var diagnostics: [Diagnostic] = []
+        var isEmpty: Bool { items.isEmpty && calendarChanges.isEmpty }
+    }
+
+    var state = State()
+    private var watcher: StoreWatcher?
+    /// Owner addresses compared with attendees for ``EKParticipant/isCurrentUser``.
+    var currentUserAddresses: Set<String> = []
+
+    lazy var localSourceStorage = EKSource(eventStore: self, isVirtual: false)
+    lazy var virtualSourceStorage = EKSource(eventStore: self, isVirtual: true)
+    /// The collection events saved into the write-only virtual calendar go to: the one the
+    /// user picked in the calendar chooser (OpenEventKitUI); nil for the default calendar.
+    package var writeOnlyTarget: String?
+
+    // MARK: Creating
+
+    /// Opens the default store as the running app (its manifest: ``AppManifest/main()``).
+    ///
+    /// A store that cannot be opened (no location, an unreadable folder) behaves as a store
+    /// with no calendars whose saves fail; ``AppManifest`` and the Linux-only
+    /// ``init(storeURL:manifest:)`` report such problems as errors instead.
+    public override convenience init() {
+        let environment = ProcessInfo.processInfo.environment
+        let root: String
+        do {
+            root = try FolderStore.defaultLocation(environment: environment)
+        } catch {
+            self.init(backend: nil, openError: EKError(.internalFailure, error.message), authority: FixedAccessAuthority(events: .restricted, reminders: .restricted))
+            return
+        }
+        self.init(openingRoot: root, manifest: nil)
+    }
+
+    /// Deprecated on Apple's systems: a store restricted to some sources. Here there is one
+    /// local source, so this is the same as `init()`.
+    public convenience init(sources: [EKSource]) {
+        self.init()
+    }
+
+    convenience init(openingRoot root: String, manifest: AppManifest?) {
+        var store: FolderStore?
+        var problem: EKError?
+        do {
+            store = try FolderStore.open(at: root)
+        } catch {
+            problem = EKError(.internalFailure, "cannot open the store: \(error.message)", path: error.path)
+        }
+        let box = StoreBox()
+        let onChange: @Sendable (EKEntityType, EKAuthorizationStatus) -> Void = { _, _ in box.store?.accessDidChange() }
+        let authority: any AccessAuthority
+        if let manifest {
+            authority = AccessController(manifest: manifest, storeRoot: root, onChange: onChange)
+        } else {
+            authority = AccessController.forMainApp(storeRoot: root, onChange: onChange)
+        }
+        self.init(backend: store, openError: problem, authority: authority)
+        box.store = self
+    }
+
+    /// A store over `backend` that asks `authority` before every operation (package: the
+    /// trusted helpers and tests use it with full access).
+    package init(backend: FolderStore?, openError: EKError? = nil, authority: any AccessAuthority) {
+        self.backend = backend
+        self.openError = openError
+        self.authority = authority
+        super.init()
+        if let backend {
+            StoreRegistry.register(self, root: backend.root)
+            state.snapshot = try? backend.snapshot()
+            watcher = StoreWatcher(root: backend.root) { [weak self] in self?.checkForExternalChanges() }
+        }
+    }
+
+    deinit {
+        watcher?.stop()
+        if let backend { StoreRegistry.unregister(self, root: backend.root) }
+    }
+
+    /// Diagnostics of item files the latest fetch could not read (a corrupt file is skipped
+    /// and named here with its line; the rest of its calendar is still read). Linux addition.
+    public var readDiagnostics: [Diagnostic] {
+        lock.withLock { state.diagnostics }
+    }
+
+    // MARK: Access checks
+
+    func level(_ entityType: EKEntityType) -> AccessLevel {
+        authority.accessLevel(for: entityType)
+    }
+
+    /// Whether a fetch of `entityType` may return data: full access, or write-only access that
+    /// the user upgrades at the implicit prompt of the first fetch (TN3153).
+    func mayFetch(_ entityType: EKEntityType) -> Bool {
+        switch level(entityType) {
+        case .full: return backend != nil
+        case .none: return false
+        case .writeOnly: return authority.fetchAttemptedUnderWriteOnly(entityType) == .full && backend != nil
+        }
+    }
+
+    func notAuthorized(_ entityType: EKEntityType, _ what: String) -> EKError {
+        let status = authority.authorizationStatus(for: entityType)
+        let kind = entityType == .event ? "events" : "reminders"
+        return EKError(.eventStoreNotAuthorized, "\(what) needs access to \(kind); the app's status is \(status)")
+    }
+
+    func requireBackend() throws(EKError) -> FolderStore {
+        guard let backend else { throw openError ?? EKError(.internalFailure, "the store could not be opened") }
+        return backend
+    }
+
+    // MARK: Reading items (with the pending batch applied)
+
+    /// The item at `key` as this store sees it: the pending batch's version if it has one.
+    func readItem(_ key: ItemKey) -> ItemOrigin? {
+        if let staged = state.items[key] {
+            return staged.content.map { ItemOrigin(key: key, identity: stagedIdentity(staged), calendar: $0) }
+        }
+        guard let backend, let result = try? backend.readItem(in: key.collection, name: key.name), let item = result.item else { return nil }
+        return ItemOrigin(key: key, identity: item.file.identity, calendar: item.calendar)
+    }
+
+    private func stagedIdentity(_ staged: StagedItem) -> FileIdentity? {
+        if case .identity(let identity) = staged.expecting { return identity }
+        return nil
+    }
+
+    /// Every item of a collection, with the pending batch applied; unreadable files are
+    /// skipped and their diagnostics kept in ``readDiagnostics``.
+    func readItems(in collection: String) -> [ItemOrigin] {
+        var result: [ItemOrigin] = []
+        var seen = Set<ItemKey>()
+        if let backend, !isStagedNew(collection), let contents = try? backend.readCollection(collection) {
+            state.diagnostics += contents.diagnostics
+            for item in contents.items {
+                let key = ItemKey(collection: collection, name: item.file.name)
+                seen.insert(key)
+                if let staged = state.items[key] {
+                    if let content = staged.content { result.append(ItemOrigin(key: key, identity: stagedIdentity(staged), calendar: content)) }
+                } else {
+                    result.append(ItemOrigin(key: key, identity: item.file.identity, calendar: item.calendar))
+                }
+            }
+        }
+        for key in state.itemOrder where key.collection == collection && !seen.contains(key) {
+            if let staged = state.items[key], let content = staged.content {
+                result.append(ItemOrigin(key: key, identity: stagedIdentity(staged), calendar: content))
+            }
+        }
+        return result
+    }
+
+    private func isStagedNew(_ collection: String) -> Bool {
+        state.calendarChanges.contains { if case .create(collection, _, _, _) = $0 { return true } else { return false } }
+    }
+
+    // MARK: Staging and committing
+
+    /// Stages a new content for an item file (nil deletes it), keeping the expectation of the
+    /// first change to that file in the batch.
+    func stage(_ key: ItemKey, content: Component?, expecting: Batch.Expectation) {
+        if var existing = state.items[key] {
+            existing.content = content
+            state.items[key] = existing
+        } else {
+            state.items[key] = StagedItem(content: content, expecting: expecting)
+            state.itemOrder.append(key)
+        }
+    }
+
+    /// Runs a change under the lock: checks the poisoned-batch rule first, stages, and when
+    /// `commit` is true commits at once, rolling the pending changes back if that fails.
+    func performChange(commit: Bool, _ change: () throws(EKError) -> Void) throws(EKError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure = state.failure { throw failure }
+        let before = state
+        do {
+            try change()
+        } catch {
+            state = before
+            throw error
+        }
+        guard commit else { return }
+        do {
+            try commitLocked()
+        } catch {
+            // Apple's rule since the iOS 16 SDK: a failed commit: true rolls back the pending changes.
+            state = State(snapshot: before.snapshot)
+            throw error
+        }
+    }
+
+    /// Writes every pending change, all or nothing. Succeeds when nothing is pending. When it
+    /// fails, nothing is written and this and every later commit fail until ``reset()``.
+    public func commit() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure = state.failure { throw failure }
+        do {
+            try commitLocked()
+        } catch {
+            state.failure = error
+            throw error
+        }
+    }
+
+    private func commitLocked() throws(EKError) {
+        guard !state.isEmpty else { return }
+        let backend = try requireBackend()
+        var batch = Batch()
+        do {
+            for change in state.calendarChanges {
+                switch change {
+                case let .create(identifier, title, color, types):
+                    try batch.createCollection(identifier, title: title, color: color)
+                    try batch.setEntityTypes(types, of: identifier)
+                case let .update(identifier, title, color):
+                    try batch.updateCollection(identifier, title: title, color: color)
+                case let .delete(identifier):
+                    try batch.deleteCollection(identifier)
+                }
+            }
+            for key in state.itemOrder {
+                guard let staged = state.items[key] else { continue }
+                if let content = staged.content {
+                    try batch.put(content, into: key.collection, name: key.name, expecting: staged.expecting)
+                } else if staged.expecting != .absent {
+                    try batch.delete(key.name, from: key.collection, expecting: staged.expecting)
+                }
+            }
+        } catch {
+            throw EKError(storeError: error)
+        }
+        let result: CommitResult
+        do {
+            result = try backend.commit(batch)
+        } catch {
+            throw EKError(storeError: error)
+        }
+        for object in state.objects.values {
+            guard var origin = object.origin else { continue }
+            if let identity = result.identities[origin.key] {
+                origin.identity = identity
+                object.origin = origin
+            }
+        }
+        for calendar in state.calendarObjects.values {
+            calendar.markSaved(title: calendar.titleValue, color: calendar.colorValue)
+        }
+        let snapshot = state.snapshot
+        state = State(snapshot: snapshot)
+        state.snapshot = try? backend.snapshot()
+        postChanged(alsoToOthers: true)
+    }
+
+    /// Forgets every pending change and a failed commit, as a new store would.
+    ///
+    /// EventKit also invalidates every object fetched through the store; here such objects
+    /// stay usable, and ``EKObject/refresh()`` brings them up to date.
+    public func reset() {
+        lock.withLock {
+            let snapshot = state.snapshot
+            state = State(snapshot: snapshot)
+        }
+    }
+
+    /// Re-reads the store folder and posts ``Foundation/NSNotification/Name/EKEventStoreChanged``
+    /// when another program changed it. Objects already fetched need ``EKObject/refresh()``.
+    public func refreshSourcesIfNecessary() {
+        checkForExternalChanges()
+    }
+
+    // MARK: Change notifications
+
+    func postChanged(alsoToOthers: Bool) {
+        NotificationCenter.default.post(name: .EKEventStoreChanged, object: self)
+        guard alsoToOthers, let backend else { return }
+        for other in StoreRegistry.stores(root: backend.root) where other !== self {
+            other.checkForExternalChanges()
+        }
+    }
+
+    func accessDidChange() {
+        NotificationCenter.default.post(name: .EKEventStoreChanged, object: self)
+    }
+
+    /// Scans the folder; posts the notification when anything changed since the last look.
+    func checkForExternalChanges() {
+        guard let backend else { return }
+        let changed: Bool = lock.withLock {
+            guard let earlier = state.snapshot, let scan = try? backend.scanChanges(since: earlier) else {
+                state.snapshot = try? backend.snapshot()
+                return false
+            }
+            state.snapshot = scan.snapshot
+            return !scan.changes.isEmpty
+        }
+        if changed { NotificationCenter.default.post(name: .EKEventStoreChanged, object: self) }
+    }
+}
+
+/// Lets the access controller's change callback reach the store created after it.
+private final class StoreBox: @unchecked Sendable {
+    weak var store: EKEventStore?
+}
+
+/// The live stores of the process by store folder, so a commit in one tells the others.
+enum StoreRegistry {
+    private struct Entry: @unchecked Sendable {
+        weak var store: EKEventStore?
+    }
+    private static let stores = Mutex<[String: [Entry]]>([:])
+
+    static func register(_ store: EKEventStore, root: String) {
+        stores.withLock { $0[root, default: []].append(Entry(store: store)); $0[root]?.removeAll { $0.store == nil } }
+    }
+
+    static func unregister(_ store: EKEventStore, root: String) {
+        stores.withLock { $0[root]?.removeAll { $0.store == nil || $0.store === store } }
+    }
+
+    static func stores(root: String) -> [EKEventStore] {
+        stores.withLock { ($0[root] ?? []).compactMap(\.store) }
+    }
+}
+
+extension EKError {
+    /// An EventKit error for a store failure: the message and the file, with the code that
+    /// fits (a conflict with a change on disk is an internal failure in EventKit's terms).
+    init(storeError error: StoreError) {
+        let code: Code
+        switch error.code {
+        case .notFound: code = .noCalendar
+        default: code = .internalFailure
+        }
+        self.init(code, error.message, path: error.path)
+    }
+}
