@@ -5,7 +5,7 @@ import ArgumentParser
 struct ICal: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ical",
-        abstract: "Read, check, convert and query iCalendar (.ics) files.",
+        abstract: "Read, check, convert and query iCalendar (.ics) files, and keep them in an EventKit-style store.",
         discussion: """
             Inputs are .ics files, folders of .ics files (vdir collections), or - for
             standard input. Problems are reported as FILE:LINE: SEVERITY: MESSAGE on
@@ -18,8 +18,12 @@ struct ICal: ParsableCommand {
               ical convert export.ics -o clean.ics
               ical convert outlook.ics --repair -o fixed.ics
               ical convert calendar.ics --to csv -o calendar.csv
+              ical import term.ics                         (into the store, as ical)
+              ical query --at 2026-12                      (the store)
+              ical privacy grant org.openeventkit.ical --events full
               ical --generate-completion-script bash > /etc/bash_completion.d/ical
             """,
         version: "0.1.0",
-        subcommands: [Query.self, Convert.self, Validate.self, Lessons.self, Privacy.self])
+        subcommands: [Query.self, Convert.self, Validate.self, Lessons.self,
+                      Import.self, Export.self, Calendars.self, Events.self, Privacy.self])
 }

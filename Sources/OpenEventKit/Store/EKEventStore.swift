@@ -38,7 +38,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// Why the store folder could not be opened: every operation then fails or returns nothing.
     let openError: EKError?
     /// The access check every operation passes.
-    let authority: any AccessAuthority
+    package let authority: any AccessAuthority
     let lock = NSRecursiveLock()
 
     /// A unique identifier of this store instance.

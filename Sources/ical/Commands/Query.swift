@@ -32,6 +32,14 @@ extension ICal {
                   ical query --between 2026-12-01 +7d --tz Europe/Berlin calendars/
                   ical query --at today --format json --component VTODO work.ics
                   ical query --between 2026-12-01T08:00 2026-12-01T18:00 --format ics -o day.ics cal.ics
+                  ical query --at 2026-12 --calendar Lessons          (the store, as ical; needs full access)
+                  ical query --at today --store ~/calendars --app Planner/Info.plist
+
+                With no input, the store is queried (--store, else $OPENEVENTKIT_STORE, else
+                $XDG_DATA_HOME/openeventkit) as an app under its access: ical itself, or the
+                app of --app. Without full access nothing can be read (write-only access adds
+                events but never reads them): the command says how to grant access and exits
+                with status 77.
                 """)
 
         /// Output formats.
@@ -52,7 +60,7 @@ extension ICal {
                 help: ArgumentHelp("The window [START, END): two values, END absolute or +offset.", valueName: "start end"))
         var between: [String] = []
 
-        @Argument(help: ArgumentHelp("Files, folders of .ics files, or - for standard input.", valueName: "input"))
+        @Argument(help: ArgumentHelp("Files, folders of .ics files, or - for standard input; none: the store.", valueName: "input"))
         var inputs: [String] = []
 
         @Option(help: ArgumentHelp("Show times in this zone and read floating times and the window in it.", valueName: "zone"))
@@ -72,6 +80,7 @@ extension ICal {
 
         @OptionGroup var reading: ReadingOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var storeOptions: StoreAppOptions
 
         mutating func validate() throws {
             if between.count > 2 {
@@ -81,7 +90,9 @@ extension ICal {
             if at != nil && !between.isEmpty { throw ValidationError("Give either --at or --between, not both.") }
             if at == nil && between.isEmpty { throw ValidationError("Give the window: --at WHEN or --between START END.") }
             if !between.isEmpty && between.count != 2 { throw ValidationError("--between takes two values: START and END (a moment or +offset such as +7d).") }
-            if inputs.isEmpty { throw ValidationError("Give at least one input file or folder, or - for standard input.") }
+            if !inputs.isEmpty && (storeOptions.store != nil || storeOptions.app != nil) {
+                throw ValidationError("--store and --app query the store: give them without input files.")
+            }
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
         }
 
@@ -109,6 +120,44 @@ extension ICal {
                 throw ExitCode(2)
             }
 
+            let kinds: Set<ComponentKind> = component.isEmpty
+                ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
+            var result = inputs.isEmpty
+                ? try queryStore(window: window, kinds: kinds, zone: zone)
+                : try queryFiles(window: window, kinds: kinds, zone: zone)
+            result.diagnostics.forEach { printError($0.description) }
+            if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
+
+            let formatter = OccurrenceFormatter(displayZone: tz == nil ? nil : zone)
+            let text: String
+            switch format {
+            case .text: text = formatter.agenda(result.matches, color: output.output == "-" && isatty(1) == 1)
+            case .json: text = formatter.json(result.matches)
+            case .csv: text = formatter.csv(result.matches)
+            case .ics: text = ICalWriter().string(formatter.calendar(result.matches))
+            }
+            try FileIOBridge.write(text, to: output.output)
+        }
+
+        /// The store's occurrences, as the app (needs full access; under write-only access the
+        /// fetch may show the upgrade prompt first, as every EventKit fetch does).
+        private func queryStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {
+            let store = try storeOptions.openStore()
+            let action = "querying the store"
+            if store.authority.accessLevel(for: .event) != .writeOnly {
+                try storeOptions.require(.full, to: .event, on: store, for: action)
+            }
+            if component.contains(.VTODO) { try storeOptions.require(.full, to: .reminder, on: store, for: "querying to-dos") }
+            let calendars = try calendar.isEmpty ? nil : calendar.map { try storeOptions.calendar(named: $0, in: store) }
+            let result = store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone)
+            if store.authority.accessLevel(for: .event) != .full {
+                // Write-only access reads nothing, not even the events the app added.
+                try storeOptions.require(.full, to: .event, on: store, for: action)
+            }
+            return result
+        }
+
+        private func queryFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {
             var sources: [OccurrenceQuery.Source] = []
             for input in inputs {
                 let paths: [String]
@@ -124,21 +173,7 @@ extension ICal {
                 }
             }
 
-            let kinds: Set<ComponentKind> = component.isEmpty
-                ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
-            var result = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds).run(sources)
-            result.diagnostics.forEach { printError($0.description) }
-            if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
-
-            let formatter = OccurrenceFormatter(displayZone: tz == nil ? nil : zone)
-            let text: String
-            switch format {
-            case .text: text = formatter.agenda(result.matches, color: output.output == "-" && isatty(1) == 1)
-            case .json: text = formatter.json(result.matches)
-            case .csv: text = formatter.csv(result.matches)
-            case .ics: text = ICalWriter().string(formatter.calendar(result.matches))
-            }
-            try FileIOBridge.write(text, to: output.output)
+            return OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds).run(sources)
         }
 
         /// Whether a calendar passes --calendar: its folder name, the folder's displayname

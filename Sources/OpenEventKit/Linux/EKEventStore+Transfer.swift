@@ -1,0 +1,195 @@
+import Foundation
+import ICalKit
+
+/// What ``EKEventStore/importCalendars(_:into:progress:)`` did.
+public struct EKImportReport: Sendable, Hashable {
+    /// Items (UIDs) written as new files.
+    public var added: Int = 0
+    /// Items that replaced the item with the same UID (full access only).
+    public var updated: Int = 0
+    /// Components that had no UID and got one derived from their content (so importing the
+    /// same file again updates them instead of adding them twice).
+    public var uidsAdded: Int = 0
+    /// The calendar identifiers written to.
+    public var calendars: Set<String> = []
+}
+
+/// Linux-only additions for tools: moving whole iCalendar files into and out of the store
+/// without loss, and querying occurrences in the form ICalKit's formatters take. Every one
+/// passes the same access checks as EventKit's own API.
+extension EKEventStore {
+    // MARK: Import
+
+    /// Imports the events, to-dos and journal entries of VCALENDARs, one item file per UID
+    /// (its master, its overrides and the VTIMEZONEs they use, every property and parameter
+    /// kept), in one batch: all or nothing.
+    ///
+    /// Events go to `calendar` (default: the default calendar for new events; the virtual
+    /// calendar under write-only access means the user's chosen or default calendar); to-dos
+    /// to `calendar` when it holds reminders, else the default reminder list. An item whose UID
+    /// is already in the target calendar is replaced under full access; under write-only
+    /// access the import fails instead (the app may add, not change). A component without a
+    /// UID gets one derived from its content.
+    ///
+    /// - Parameter progress: called with (items staged, items in all) as the batch is built.
+    public func importCalendars(_ calendars: [Component], into calendar: EKCalendar? = nil,
+                                progress: ((Int, Int) -> Void)? = nil) throws -> EKImportReport {
+        var groups: [(uid: String, components: [Component], source: Component)] = []
+        var indexByUID: [String: Int] = [:]
+        var report = EKImportReport()
+        for source in calendars {
+            for var component in source.components where SeriesEditing.isItem(component) {
+                if component.uid?.isEmpty ?? true {
+                    component.uid = StableHash(ICalWriter().bytes(component)).uuidText + "@openeventkit"
+                    report.uidsAdded += 1
+                }
+                let uid = component.uid!
+                if let index = indexByUID[uid] {
+                    groups[index].components.append(component)
+                } else {
+                    indexByUID[uid] = groups.count
+                    groups.append((uid, [component], source))
+                }
+            }
+        }
+        let needsEvents = groups.contains { $0.components.contains { !$0.matches(.todo) } }
+        let needsReminders = groups.contains { $0.components.contains { $0.matches(.todo) } }
+        if needsEvents && level(.event) == .none { throw notAuthorized(.event, "importing events") }
+        if needsReminders && level(.reminder) != .full { throw notAuthorized(.reminder, "importing reminders") }
+        try performChange(commit: true) { () throws(EKError) in
+            for (position, group) in groups.enumerated() {
+                let isReminder = group.components.allSatisfy { $0.matches(.todo) }
+                let entityType: EKEntityType = isReminder ? .reminder : .event
+                let fallback = entityType == .event
+                    ? (level(.event) == .writeOnly ? virtualCalendar() : defaultCalendar(for: .event))
+                    : defaultCalendar(for: .reminder)
+                let target: EKCalendar
+                if let calendar, calendar.allowedEntityTypes.contains(entityType.mask) {
+                    target = calendar
+                } else if let calendar, entityType == .event {
+                    throw EKError(.calendarDoesNotAllowEvents, "calendar '\(calendar.titleValue)' takes no events (UID \(group.uid))")
+                } else if let fallback {
+                    target = fallback   // to-dos go to the default reminder list when the calendar takes events
+                } else {
+                    throw EKError(.noCalendar, "the store has no calendar for \(isReminder ? "reminders" : "events")")
+                }
+                let collection = try targetCollection(for: target, entityType: entityType)
+                var item = Component.calendar(productIdentifier: Self.productIdentifier)
+                if let scale = group.source.property(.calendarScale) { item.setProperty(scale) }
+                let used = Set(group.components.flatMap(Self.timeZoneIdentifiers))
+                item.components = group.source.components.filter {
+                    $0.matches(.timeZone) && used.contains($0[.timeZoneIdentifier]?.trimmingCharacters(in: .whitespaces) ?? "")
+                } + group.components
+                item = withTimeZones(item)
+                let key = ItemKey(collection: collection, name: ItemFileName.forUID(group.uid))
+                if let existing = state.items[key].map({ $0.content.map { ItemOrigin(key: key, identity: nil, calendar: $0) } }) ?? readItem(key) {
+                    guard level(entityType) == .full else {
+                        throw EKError(.eventStoreNotAuthorized,
+                                      "UID \(group.uid) is already in calendar '\(collection)'; replacing it needs full access")
+                    }
+                    stage(key, content: item, expecting: existing.identity.map { .identity($0) } ?? .absent)
+                    report.updated += 1
+                } else {
+                    stage(key, content: item, expecting: .absent)
+                    report.added += 1
+                }
+                report.calendars.insert(collection)
+                progress?(position + 1, groups.count)
+            }
+        }
+        return report
+    }
+
+    /// The TZIDs a component's properties (and its subcomponents') name.
+    static func timeZoneIdentifiers(_ component: Component) -> [String] {
+        component.properties.compactMap { $0.timeZoneIdentifier } + component.components.flatMap(timeZoneIdentifiers)
+    }
+
+    // MARK: Export
+
+    /// Every item of `calendars` (nil: every calendar the app may read) as one VCALENDAR: the
+    /// items' components as stored, and each VTIMEZONE once. Needs full access to the kinds
+    /// of item exported.
+    public func exportCalendar(_ calendars: [EKCalendar]? = nil) throws -> Component {
+        let readable: [EKCalendar] = lock.withLock { allCalendars() }.filter { calendar in
+            let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
+            return (calendars.map { $0.contains(calendar) } ?? true) && level(type) == .full
+        }
+        if readable.isEmpty {
+            let wanted: EKEntityType = calendars?.first.map { $0.allowedEntityTypes.contains(.event) ? .event : .reminder } ?? .event
+            if level(wanted) != .full { throw notAuthorized(wanted, "exporting") }
+        }
+        var result = Component.calendar(productIdentifier: Self.productIdentifier)
+        var zones: [String: Component] = [:]
+        var zoneOrder: [String] = []
+        var items: [Component] = []
+        lock.withLock {
+            state.diagnostics = []
+            for calendar in readable {
+                for origin in readItems(in: calendar.identifier) {
+                    for component in origin.calendar.components {
+                        if component.matches(.timeZone) {
+                            let tzid = component[.timeZoneIdentifier]?.trimmingCharacters(in: .whitespaces) ?? ""
+                            if zones[tzid] == nil { zones[tzid] = component; zoneOrder.append(tzid) }
+                        } else if SeriesEditing.isItem(component) {
+                            items.append(component)
+                        }
+                    }
+                }
+            }
+        }
+        result.components = zoneOrder.compactMap { zones[$0] } + items
+        return result
+    }
+
+    // MARK: Query
+
+    /// The occurrences in a window, as ICalKit's ``OccurrenceQuery`` reports them (for tools
+    /// that format them), from `calendars` (nil: every calendar the app may read). Events and
+    /// journal entries need full access to events, to-dos full access to reminders; without
+    /// it they are left out (under write-only access the first query may show the upgrade
+    /// prompt, as any fetch does). Each match's source is `calendar/file.ics`.
+    public func occurrences(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
+                            kinds: Set<ComponentKind> = [.event, .todo, .journal],
+                            floatingZone: any TimeZoneRules) -> OccurrenceQuery.Result {
+        var allowed = Set<EKEntityType>()
+        if !kinds.isDisjoint(with: [.event, .journal]) && mayFetch(.event) { allowed.insert(.event) }
+        if kinds.contains(.todo) && mayFetch(.reminder) { allowed.insert(.reminder) }
+        return lock.withLock {
+            state.diagnostics = []
+            var sources: [OccurrenceQuery.Source] = []
+            for calendar in allCalendars() where calendars.map({ $0.contains(calendar) }) ?? true {
+                let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
+                guard allowed.contains(type) else { continue }
+                for origin in readItems(in: calendar.identifier) {
+                    sources.append(OccurrenceQuery.Source(calendar: origin.calendar, name: origin.key.description))
+                }
+            }
+            var effectiveKinds = kinds
+            if !allowed.contains(.event) { effectiveKinds.subtract([.event, .journal]) }
+            if !allowed.contains(.reminder) { effectiveKinds.remove(.todo) }
+            var result = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: effectiveKinds).run(sources)
+            result.diagnostics = state.diagnostics + result.diagnostics
+            return result
+        }
+    }
+
+    // MARK: Defaults
+
+    /// Makes `calendar` the default for new items of its kind (store.json). Needs full access.
+    public func setDefaultCalendar(_ calendar: EKCalendar) throws {
+        let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
+        guard level(type) == .full else { throw notAuthorized(type, "changing the default calendar") }
+        let backend = try requireBackend()
+        var batch = Batch()
+        if type == .event { batch.setDefaults(eventCalendar: calendar.identifier) } else { batch.setDefaults(reminderList: calendar.identifier) }
+        do { try backend.commit(batch) } catch { throw EKError(storeError: error) }
+        postChanged(alsoToOthers: true)
+    }
+
+    /// The app's level for an entity type, as the store enforces it: `none`, `writeOnly` or
+    /// `full` (an app built for an older SDK reads `.authorized` for both of the latter).
+    public func accessLevelDescription(for entityType: EKEntityType) -> String {
+        level(entityType).description
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import OpenEventKit
+
+extension ICal {
+    /// `ical calendars`: the store's calendars and reminder lists.
+    struct Calendars: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List, create, remove the store's calendars, or choose the default one.",
+            discussion: """
+                A calendar is a folder of the store (a vdir collection: its title in
+                `displayname`, its colour in `color`). Each holds events or reminders.
+                These commands need full access to events (and to reminders for lists).
+
+                Examples:
+                  ical calendars list
+                  ical calendars create Lessons --color '#FF8000'
+                  ical calendars create Practice --reminders
+                  ical calendars default Lessons
+                  ical calendars remove Lessons
+                """,
+            subcommands: [List.self, Create.self, Remove.self, Default.self],
+            defaultSubcommand: List.self)
+    }
+}
+
+extension ICal.Calendars {
+    /// `ical calendars list`.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the calendars: identifier, kind, colour, title; * marks the defaults.",
+            discussion: """
+                Examples:
+                  ical calendars list
+                  ical calendars list --store ~/calendars
+                """)
+
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        func run() throws {
+            let store = try storeOptions.open(needing: .full, for: "listing calendars")
+            let reminders = store.authority.accessLevel(for: .reminder) == .full ? store.calendars(for: .reminder) : []
+            let defaults = Set([store.defaultCalendarForNewEvents?.calendarIdentifier, store.defaultCalendarForNewReminders()?.calendarIdentifier].compactMap { $0 })
+            let rows = store.calendars(for: .event).map { ($0, "events") } + reminders.map { ($0, "reminders") }
+            let width = rows.map(\.0.calendarIdentifier.count).max() ?? 0
+            for (calendar, kind) in rows.sorted(by: { ($0.1, $0.0.title) < ($1.1, $1.0.title) }) {
+                let marker = defaults.contains(calendar.calendarIdentifier) ? "*" : " "
+                let identifier = calendar.calendarIdentifier.padding(toLength: width, withPad: " ", startingAt: 0)
+                let kindColumn = kind.padding(toLength: 9, withPad: " ", startingAt: 0)
+                print("\(marker) \(identifier)  \(kindColumn)  \(calendar.cgColor.hexString)  \(calendar.title)")
+            }
+        }
+    }
+
+    /// `ical calendars create`.
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a calendar (or, with --reminders, a reminder list).",
+            discussion: """
+                Examples:
+                  ical calendars create Lessons
+                  ical calendars create Practice --reminders --color '#63DA38'
+                """)
+
+        @Argument(help: "The calendar's title.")
+        var title: String
+
+        @Flag(help: "Create a reminder list instead of an event calendar.")
+        var reminders = false
+
+        @Option(help: ArgumentHelp("The colour, #RRGGBB.", valueName: "color"))
+        var color: String?
+
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        func validate() throws {
+            if title.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("The title cannot be empty.") }
+            if let color, CGColor(hexString: color) == nil { throw ValidationError("'\(color)' is not a colour: use #RRGGBB, such as #FF8000.") }
+        }
+
+        func run() throws {
+            let type: EKEntityType = reminders ? .reminder : .event
+            let store = try storeOptions.open(needing: .full, to: type, for: "creating a calendar")
+            let calendar = EKCalendar(for: type, eventStore: store)
+            calendar.title = title
+            calendar.source = store.sources.first { $0.sourceType == .local }
+            if let color { calendar.cgColor = CGColor(hexString: color) }
+            do { try store.saveCalendar(calendar, commit: true) } catch {
+                printError("ical: \(error)")
+                throw ExitCode(1)
+            }
+            print("Created \(reminders ? "reminder list" : "calendar") '\(title)' (\(calendar.calendarIdentifier)).")
+        }
+    }
+
+    /// `ical calendars remove`.
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a calendar and everything in it.",
+            discussion: """
+                Examples:
+                  ical calendars remove Lessons
+                  ical calendars remove 3F2A0C1E-7B8D-4E55-9F00-1C2D3E4F5A6B
+                """)
+
+        @Argument(help: "The calendar's identifier or title.")
+        var name: String
+
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        func run() throws {
+            let store = try storeOptions.open(needing: .full, for: "removing a calendar")
+            let calendar = try storeOptions.calendar(named: name, in: store)
+            do { try store.removeCalendar(calendar, commit: true) } catch {
+                printError("ical: \(error)")
+                throw ExitCode(1)
+            }
+            print("Removed '\(calendar.title)' (\(calendar.calendarIdentifier)).")
+        }
+    }
+
+    /// `ical calendars default`.
+    struct Default: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a calendar the default for new events (or a list for new reminders).",
+            discussion: """
+                Examples:
+                  ical calendars default Lessons
+                """)
+
+        @Argument(help: "The calendar's identifier or title.")
+        var name: String
+
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        func run() throws {
+            let store = try storeOptions.open(needing: .full, for: "choosing the default calendar")
+            let calendar = try storeOptions.calendar(named: name, in: store)
+            do { try store.setDefaultCalendar(calendar) } catch {
+                printError("ical: \(error)")
+                throw ExitCode(1)
+            }
+            print("'\(calendar.title)' is now the default for new \(calendar.allowedEntityTypes.contains(.event) ? "events" : "reminders").")
+        }
+    }
+}
