@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import ICalKit
+
+/// `ical import`, `export`, `query` (on the store), `calendars` and `events`, run as the
+/// built binary acting as an app under its access level. No terminal: no prompt is shown.
+@Suite struct StoreCommandTests {
+    private struct Store {
+        let folder: TemporaryFolder
+        var path: String { folder.url.appendingPathComponent("store").path }
+
+        init() throws { folder = try TemporaryFolder() }
+
+        func run(_ arguments: [String]) throws -> ICalRunner.Output {
+            try ICalRunner.run(arguments, environment: ["OPENEVENTKIT_STORE": path])
+        }
+
+        func grant(_ app: String, _ flags: [String]) throws {
+            let output = try run(["privacy", "grant", app] + flags)
+            #expect(output.status == 0, "\(output.stderr)")
+        }
+    }
+
+    private let lessons = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/repeating-lessons.ics").path
+
+    @Test func importNeedsADecisionAndSaysHowToGrantIt() throws {
+        let store = try Store()
+        defer { store.folder.remove() }
+        let output = try store.run(["import", lessons])
+        #expect(output.status == 77)
+        #expect(output.stdout == "")
+        #expect(output.stderr == """
+            ical: importing events needs write-only access to events; org.openeventkit.ical has notDetermined.
+              ical says why (NSCalendarsWriteOnlyAccessUsageDescription): ical adds the events you import or create on the command line to your calendar.
+              Grant it with: ical privacy grant org.openeventkit.ical --events write-only
+
+            """)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: store.path + "/calendar"))?.filter { $0.hasSuffix(".ics") }.isEmpty ?? true)
+    }
+
+    @Test func writeOnlyImportSucceedsAndTheSameAppThenFindsNothing() throws {
+        let store = try Store()
+        defer { store.folder.remove() }
+        try store.grant("org.openeventkit.ical", ["--events", "write-only"])
+        var output = try store.run(["import", lessons])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "Imported 1 new item into calendar.\n")
+        output = try store.run(["query", "--at", "2026-12"])
+        #expect(output.status == 77)
+        #expect(output.stdout == "")
+        #expect(output.stderr == """
+            ical: querying the store needs full access to events; org.openeventkit.ical has writeOnly.
+              ical says why (NSCalendarsFullAccessUsageDescription): ical lists, exports and changes your events when you ask it to on the command line.
+              Write-only access can add events but never read them, not even the ones it added.
+              Grant it with: ical privacy grant org.openeventkit.ical --events full
+
+            """)
+        // Importing the same UID again would change an item: write-only access may only add.
+        output = try store.run(["import", lessons])
+        #expect(output.status == 77)
+        #expect(output.stderr.contains("replacing it needs full access"))
+        #expect(output.stderr.contains("nothing was written"))
+    }
+
+    @Test func fullAccessExportRoundTripsImportedEventsLosslessly() throws {
+        let store = try Store()
+        defer { store.folder.remove() }
+        try store.grant("org.openeventkit.ical", ["--events", "full", "--reminders", "full"])
+        let samples = ["repeating-lessons", "drop-in-lessons", "monthly-events", "google-export"].map {
+            ICalRunner.packageRoot.appendingPathComponent("samples/calendars/\($0).ics").path
+        }
+        var output = try store.run(["import"] + samples)
+        #expect(output.status == 0, "\(output.stderr)")
+        output = try store.run(["export"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let exported = try ICalReader().read(Array(output.stdout.utf8), file: "export")
+        let exportedItems = exported.calendars.flatMap(\.components).filter { !$0.matches(.timeZone) }
+        var originalItems: [Component] = []
+        for path in samples {
+            let read = try ICalReader().read(contentsOfFile: path)
+            originalItems += read.calendars.flatMap(\.components).filter { !$0.matches(.timeZone) }
+        }
+        func key(_ component: Component) -> String { ICalWriter().string(component) }
+        #expect(Set(exportedItems.map(key)) == Set(originalItems.map(key)), "every component comes back with every property and parameter")
+        #expect(exportedItems.count == originalItems.count)
+        // Every TZID used is defined once.
+        let zones = exported.calendars.flatMap(\.components).filter { $0.matches(.timeZone) }.compactMap { $0[.timeZoneIdentifier] }
+        #expect(zones.count == Set(zones).count)
+
+        // Re-importing the same file with full access replaces instead of duplicating.
+        output = try store.run(["import", samples[0]])
+        #expect(output.stdout == "Imported 0 new items and replaced 1 into calendar.\n")
+    }
+
+    @Test func deniedAppGetsGuidance() throws {
+        let store = try Store()
+        defer { store.folder.remove() }
+        let plist = try store.folder.write("Info.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0">
+            <dict>
+                <key>CFBundleIdentifier</key><string>org.example.planner</string>
+                <key>CFBundleDisplayName</key><string>Planner</string>
+                <key>NSCalendarsFullAccessUsageDescription</key><string>Planner shows your week.</string>
+            </dict>
+            </plist>
+            """)
+        _ = try store.run(["privacy", "revoke", "org.example.planner", "--events"])
+        let output = try store.run(["query", "--at", "2026-12", "--app", plist])
+        #expect(output.status == 77)
+        #expect(output.stderr == """
+            ical: querying the store needs full access to events; org.example.planner has denied.
+              Planner says why (NSCalendarsFullAccessUsageDescription): Planner shows your week.
+              Grant it with: ical privacy grant org.example.planner --events full
+
+            """)
+    }
+
+    @Test func calendarsAndEventsCommands() throws {
+        let store = try Store()
+        defer { store.folder.remove() }
+        try store.grant("org.openeventkit.ical", ["--events", "full", "--reminders", "full"])
+        var output = try store.run(["calendars", "create", "Lessons", "--color", "#FF8000"])
+        #expect(output.status == 0, "\(output.stderr)")
+        output = try store.run(["calendars", "default", "Lessons"])
+        #expect(output.stdout == "'Lessons' is now the default for new events.\n")
+        output = try store.run(["calendars", "list"])
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.contains { $0.hasPrefix("* ") && $0.hasSuffix("events     #FF8000  Lessons") })
+        #expect(lines.contains { $0.hasPrefix("* reminders") && $0.hasSuffix("#63DA38  Reminders") })
+
+        output = try store.run(["events", "add", "--title", "Violin", "--start", "2026-12-01T16:00", "--duration", "45m",
+                                "--tz", "Europe/Berlin", "--repeat", "weekly", "--count", "3", "--location", "Room 4"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let identifier = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!identifier.hasPrefix("calendar/"), "the new default calendar takes it")
+        output = try store.run(["query", "--between", "2026-12-01", "2027-01-01", "--format", "json"])
+        let json = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]]
+        #expect(json?.map { $0["start"] as? String } == ["2026-12-01T16:00:00+01:00", "2026-12-08T16:00:00+01:00", "2026-12-15T16:00:00+01:00"])
+        #expect(json?.first?["source"] as? String == identifier)
+
+        output = try store.run(["events", "remove", identifier, "--occurrence", "2026-12-08T15:00"])
+        #expect(output.status == 0, "\(output.stderr)")
+        output = try store.run(["query", "--between", "2026-12-01", "2027-01-01", "--format", "json"])
+        let after = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]]
+        #expect(after?.count == 2)
+
+        output = try store.run(["events", "remove", identifier])
+        #expect(output.status == 0)
+        output = try store.run(["events", "remove", identifier])
+        #expect(output.status == 1)
+        #expect(output.stderr.hasPrefix("ical: there is no event"))
+
+        output = try store.run(["calendars", "remove", "Nope"])
+        #expect(output.status == 1)
+        #expect(output.stderr.hasPrefix("ical: there is no calendar 'Nope'"))
+        output = try store.run(["calendars", "remove", "Lessons"])
+        #expect(output.status == 0)
+    }
+}
