@@ -128,14 +128,19 @@ open class EKAlarm: EKObject, NSCopying {
     // MARK: When
 
     /// The moment the alarm fires, or nil for a relative alarm. Setting a date makes the
-    /// alarm absolute (``relativeOffset`` reads 0); setting nil makes it fire at the start.
+    /// alarm absolute (``relativeOffset`` reads 0); setting nil makes an absolute alarm fire
+    /// at the start (offset 0) and leaves a relative one as it is.
     open var absoluteDate: Date? {
         get {
             if case .absolute(let date)? = trigger { return date }
             return nil
         }
         set {
-            trigger = newValue.map(Trigger.absolute) ?? .relative(0, .start)
+            if let newValue {
+                trigger = .absolute(newValue)
+            } else if absoluteDate != nil || trigger == nil {
+                trigger = .relative(0, .start)
+            }
             noteChange()
         }
     }

@@ -53,8 +53,10 @@ import Testing
         #expect(alarm.absoluteDate == utcDate(2024, 1, 1, 8) && alarm.relativeOffset == 0)
         alarm.relativeOffset = -300
         #expect(alarm.absoluteDate == nil && alarm.relativeOffset == -300)
+        alarm.absoluteDate = nil  // a relative alarm stays as it is
+        #expect(alarm.absoluteDate == nil && alarm.relativeOffset == -300)
         alarm.absoluteDate = utcDate(2024, 1, 1, 8)
-        alarm.absoluteDate = nil
+        alarm.absoluteDate = nil  // an absolute alarm fires at the start
         #expect(alarm.absoluteDate == nil && alarm.relativeOffset == 0)
     }
 
