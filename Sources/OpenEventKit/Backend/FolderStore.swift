@@ -263,10 +263,12 @@ package struct StoreMetadata: Codable, Sendable, Hashable {
     /// reminder list and events otherwise (a folder khal or vdirsyncer wrote).
     package var entityTypes: [String: [CollectionEntityType]]?
 
-    package init(formatVersion: Int = currentFormatVersion, defaultEventCalendar: String?, defaultReminderList: String?) {
+    package init(formatVersion: Int = currentFormatVersion, defaultEventCalendar: String?, defaultReminderList: String?,
+                 entityTypes: [String: [CollectionEntityType]]? = nil) {
         self.formatVersion = formatVersion
         self.defaultEventCalendar = defaultEventCalendar
         self.defaultReminderList = defaultReminderList
+        self.entityTypes = entityTypes
     }
 }
 

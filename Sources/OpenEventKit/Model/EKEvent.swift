@@ -194,7 +194,7 @@ public class EKEvent: EKCalendarItem {
     /// The location with optional coordinates: LOCATION, GEO and Apple's
     /// X-APPLE-STRUCTURED-LOCATION.
     public var structuredLocation: EKStructuredLocation? {
-        get { EKStructuredLocation.read(from: component) }
+        get { EKStructuredLocation(component: component) }
         set {
             if let newValue {
                 newValue.apply(to: &component)

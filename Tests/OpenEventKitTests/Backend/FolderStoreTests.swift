@@ -22,7 +22,8 @@ import Testing
         #expect(collections.map(\.title) == ["Calendar", "Reminders"])
         #expect(collections.allSatisfy { $0.color.map(StoreCollection.isColor) == true })
         let metadata = try #require(try store.metadata())
-        #expect(metadata == StoreMetadata(defaultEventCalendar: "calendar", defaultReminderList: "reminders"))
+        #expect(metadata == StoreMetadata(defaultEventCalendar: "calendar", defaultReminderList: "reminders",
+                                        entityTypes: ["calendar": [.event], "reminders": [.reminder]]))
         #expect(try store.defaultEventCollection() == "calendar")
         #expect(try store.defaultReminderCollection() == "reminders")
         // Opening again changes nothing.
