@@ -99,8 +99,12 @@ import Testing
         let zone = try ICalRunner.run(["query", "--at", "2026", "--tz", "Mars/Olympus", "x.ics"], in: samples)
         #expect(zone.status == 2)
         #expect(zone.stderr == "ical: unknown time zone 'Mars/Olympus' (use an IANA name such as Europe/Berlin)\n")
-        let missing = try ICalRunner.run(["query", "--at", "2026"], in: samples)
-        #expect(missing.status == 64)
+        // No input: the store is queried, as ical, which has no access yet (HOME is a fresh folder).
+        let store = try ICalRunner.run(["query", "--at", "2026"], in: samples)
+        #expect(store.status == 77)
+        #expect(store.stderr.hasPrefix("ical: querying the store needs full access to events; org.openeventkit.ical has notDetermined."))
+        let storeAndFiles = try ICalRunner.run(["query", "--at", "2026", "--store", "/tmp/x", "x.ics"], in: samples)
+        #expect(storeAndFiles.status == 64)
         let both = try ICalRunner.run(["query", "--at", "2026", "--between", "2026", "2027", "x.ics"], in: samples)
         #expect(both.status == 64)
     }
