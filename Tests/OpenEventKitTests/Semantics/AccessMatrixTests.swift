@@ -11,11 +11,7 @@ import Testing
     /// under `events` / `reminders`.
     private func seeded(events: EKAuthorizationStatus, reminders: EKAuthorizationStatus) throws -> (TestStore, EKEventStore, eventID: String, uid: String) {
         let test = try TestStore()
-        let event = EKEvent(eventStore: test.store)
-        event.title = "Existing"
-        event.startDate = utc("2026-12-02T10:00")
-        event.endDate = utc("2026-12-02T11:00")
-        event.calendar = test.store.defaultCalendarForNewEvents
+        let event = newEvent(test.store, "Existing", "2026-12-02T10:00")
         try test.store.save(event, span: .thisEvent)
         let reminder = EKReminder(eventStore: test.store)
         reminder.title = "Existing reminder"
@@ -24,15 +20,6 @@ import Testing
         let store = EKEventStore(backend: try FolderStore.open(at: test.folder.path),
                                  authority: FixedAccessAuthority(events: events, reminders: reminders))
         return (test, store, try #require(event.eventIdentifier), try #require(event.calendarItemExternalIdentifier))
-    }
-
-    private func newEvent(_ store: EKEventStore, title: String = "New") -> EKEvent {
-        let event = EKEvent(eventStore: store)
-        event.title = title
-        event.startDate = utc("2026-12-03T10:00")
-        event.endDate = utc("2026-12-03T11:00")
-        event.calendar = store.defaultCalendarForNewEvents
-        return event
     }
 
     private func code(_ body: () throws -> Void) -> EKError.Code? {
@@ -68,7 +55,7 @@ import Testing
             #expect(store.event(withIdentifier: identifier)?.title == "Existing")
             #expect(store.calendarItem(withIdentifier: identifier) != nil)
             #expect(store.calendarItems(withExternalIdentifier: uid).count == 1)
-            #expect(code { try store.save(newEvent(store), span: .thisEvent) } == nil)
+            #expect(code { try store.save(newEvent(store, "New", "2026-12-03T10:00"), span: .thisEvent) } == nil)
             let existing = try #require(store.event(withIdentifier: identifier))
             existing.title = "Edited"
             #expect(code { try store.save(existing, span: .thisEvent) } == nil)
@@ -89,7 +76,7 @@ import Testing
             #expect(store.sources.first?.calendars(for: .event) == Set(calendars))
             #expect(store.calendar(withIdentifier: "calendar") == nil)
             // Every fetch returns nothing, even the event the app just saved.
-            let mine = newEvent(store, title: "Mine")
+            let mine = newEvent(store, "Mine", "2026-12-03T10:00")
             #expect(code { try store.save(mine, span: .thisEvent) } == nil)
             #expect(store.events(matching: window).isEmpty)
             #expect(enumerated == 0)
@@ -163,11 +150,7 @@ import Testing
     /// EKEventStoreChanged and returns data from then on.
     @Test func firstFetchUnderWriteOnlyOffersTheUpgrade() throws {
         let test = try TestStore()
-        let event = EKEvent(eventStore: test.store)
-        event.title = "Existing"
-        event.startDate = utc("2026-12-02T10:00")
-        event.endDate = utc("2026-12-02T11:00")
-        event.calendar = test.store.defaultCalendarForNewEvents
+        let event = newEvent(test.store, "Existing", "2026-12-02T10:00")
         try test.store.save(event, span: .thisEvent)
         try setPrior(.writeOnly, .event, in: test.folder)
         let box = StoreReference()

@@ -145,11 +145,7 @@ import OpenEventKit
 
     private func weeklySeries(_ test: TestStore, count: Int = 5) throws -> String {
         let store = test.store
-        let event = EKEvent(eventStore: store)
-        event.title = "Violin"
-        event.startDate = utc("2026-12-01T16:00")
-        event.endDate = utc("2026-12-01T17:00")
-        event.calendar = store.defaultCalendarForNewEvents
+        let event = newEvent(store, "Violin", "2026-12-01T16:00")
         event.addRecurrenceRule(EKRecurrenceRule(recurrenceWith: .weekly, interval: 1, end: EKRecurrenceEnd(occurrenceCount: count)))
         try store.save(event, span: .futureEvents)
         return try #require(event.eventIdentifier)
@@ -278,11 +274,7 @@ import OpenEventKit
         try test.folder.write(identifier, try test.file(identifier).replacingOccurrences(of: "SUMMARY:Violin", with: "SUMMARY:Changed there"))
         #expect(throws: EKError.self) { try store.commit() }
         #expect(try test.file(identifier).contains("SUMMARY:Changed there"), "nothing was overwritten")
-        let another = EKEvent(eventStore: store)
-        another.title = "Later"
-        another.startDate = utc("2026-12-05T10:00")
-        another.endDate = utc("2026-12-05T11:00")
-        another.calendar = store.defaultCalendarForNewEvents
+        let another = newEvent(store, "Later", "2026-12-05T10:00")
         #expect(throws: EKError.self) { try store.save(another, span: .thisEvent, commit: true) }
         #expect(throws: EKError.self) { try store.commit() }
         store.reset()
@@ -295,11 +287,7 @@ import OpenEventKit
         let test = try TestStore()
         let identifier = try weeklySeries(test)
         let store = test.store
-        let pending = EKEvent(eventStore: store)
-        pending.title = "Pending"
-        pending.startDate = utc("2026-12-03T10:00")
-        pending.endDate = utc("2026-12-03T11:00")
-        pending.calendar = store.defaultCalendarForNewEvents
+        let pending = newEvent(store, "Pending", "2026-12-03T10:00")
         try store.save(pending, span: .thisEvent, commit: false)
         let event = try #require(store.event(withIdentifier: identifier))
         Thread.sleep(forTimeInterval: 0.01)
@@ -364,11 +352,7 @@ import OpenEventKit
     @Test func fourYearLimitCutsLongWindows() throws {
         let test = try TestStore()
         let store = test.store
-        let event = EKEvent(eventStore: store)
-        event.title = "Far"
-        event.startDate = utc("2031-06-01T10:00")
-        event.endDate = utc("2031-06-01T11:00")
-        event.calendar = store.defaultCalendarForNewEvents
+        let event = newEvent(store, "Far", "2031-06-01T10:00")
         try store.save(event, span: .thisEvent)
         let all = store.events(matching: store.predicateForEvents(withStart: utc("2026-01-01T00:00"), end: utc("2040-01-01T00:00"), calendars: nil))
         #expect(all.isEmpty, "2031 is more than four years after 2026-01-01")

@@ -6,22 +6,13 @@ import OpenEventKit
 /// tests: enumeration, external identifiers across calendars, moving calendars, alarms,
 /// locations, availability, DURATION-based ends.
 @Suite struct ItemSemanticsTests {
-    private func event(_ store: EKEventStore, _ title: String, _ start: String, minutes: Double = 60, calendar: EKCalendar? = nil) -> EKEvent {
-        let event = EKEvent(eventStore: store)
-        event.title = title
-        event.startDate = utc(start)
-        event.endDate = utc(start).addingTimeInterval(minutes * 60)
-        event.calendar = calendar ?? store.defaultCalendarForNewEvents
-        return event
-    }
-
     private func window(_ store: EKEventStore) -> NSPredicate {
         store.predicateForEvents(withStart: utc("2026-12-01T00:00"), end: utc("2027-01-01T00:00"), calendars: nil)
     }
 
     @Test func enumerationStopsWhenAsked() throws {
         let test = try TestStore()
-        for day in 1...5 { try test.store.save(event(test.store, "Day \(day)", "2026-12-0\(day)T10:00"), span: .thisEvent) }
+        for day in 1...5 { try test.store.save(newEvent(test.store, "Day \(day)", "2026-12-0\(day)T10:00"), span: .thisEvent) }
         var seen: [String] = []
         test.store.enumerateEvents(matching: window(test.store)) { event, stop in
             seen.append(event.title)
@@ -41,7 +32,7 @@ import OpenEventKit
         work.title = "Work"
         work.source = store.defaultCalendarForNewEvents?.source
         try store.saveCalendar(work, commit: true)
-        let lesson = event(store, "Lesson", "2026-12-02T10:00")
+        let lesson = newEvent(store, "Lesson", "2026-12-02T10:00")
         try store.save(lesson, span: .thisEvent)
         let uid = try #require(lesson.calendarItemExternalIdentifier)
         // The same UID imported into the other calendar too (an .ics imported twice).
@@ -68,7 +59,7 @@ import OpenEventKit
     @Test func alarmsLocationsAndAvailabilityRoundTrip() throws {
         let test = try TestStore()
         let store = test.store
-        let concert = event(store, "Concert", "2026-12-13T18:00", minutes: 120)
+        let concert = newEvent(store, "Concert", "2026-12-13T18:00", minutes: 120)
         concert.addAlarm(EKAlarm(relativeOffset: -30 * 60))
         concert.addAlarm(EKAlarm(absoluteDate: utc("2026-12-13T09:00")))
         let hall = EKStructuredLocation(title: "Stadthalle")
@@ -160,12 +151,12 @@ import OpenEventKit
         let noStart = EKEvent(eventStore: store)
         noStart.calendar = store.defaultCalendarForNewEvents
         #expect(code { try store.save(noStart, span: .thisEvent) } == .noStartDate)
-        let inverted = event(store, "Backwards", "2026-12-01T10:00", minutes: -30)
+        let inverted = newEvent(store, "Backwards", "2026-12-01T10:00", minutes: -30)
         #expect(code { try store.save(inverted, span: .thisEvent) } == .datesInverted)
-        let intoReminders = event(store, "Wrong", "2026-12-01T10:00", calendar: store.defaultCalendarForNewReminders())
+        let intoReminders = newEvent(store, "Wrong", "2026-12-01T10:00", calendar: store.defaultCalendarForNewReminders())
         #expect(code { try store.save(intoReminders, span: .thisEvent) } == .calendarDoesNotAllowEvents)
         let other = try test.another()
-        let foreign = event(other, "Foreign", "2026-12-01T10:00", calendar: other.defaultCalendarForNewEvents)
+        let foreign = newEvent(other, "Foreign", "2026-12-01T10:00", calendar: other.defaultCalendarForNewEvents)
         #expect(code { try store.save(foreign, span: .thisEvent) } == .objectBelongsToDifferentStore)
         let immutable = store.calendars(for: .event).first!
         #expect(!immutable.isImmutable)

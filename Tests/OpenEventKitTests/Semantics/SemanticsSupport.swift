@@ -46,3 +46,14 @@ func unfolded(_ text: String) -> [String] {
     text.replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\r\n\t", with: "")
         .components(separatedBy: "\r\n").filter { !$0.isEmpty }
 }
+
+/// A new, unsaved event: `start` in UTC (`yyyy-MM-dd'T'HH:mm`), lasting `minutes`, in
+/// `calendar` or the store's default calendar for new events.
+func newEvent(_ store: EKEventStore, _ title: String, _ start: String, minutes: Double = 60, calendar: EKCalendar? = nil) -> EKEvent {
+    let event = EKEvent(eventStore: store)
+    event.title = title
+    event.startDate = utc(start)
+    event.endDate = utc(start).addingTimeInterval(minutes * 60)
+    event.calendar = calendar ?? store.defaultCalendarForNewEvents
+    return event
+}
