@@ -45,3 +45,22 @@ echo "== December as iCalendar, then jCal and CSV, in $OUT/"
 head -n 4 "$OUT/december.csv"
 echo "   ... $(grep -c '' "$OUT/december.csv") CSV lines; jCal: $(wc -c < "$OUT/december.json") bytes"
 "$ICAL" validate --strict "$OUT/term.ics" "$OUT/december.ics"
+
+echo
+echo "== The store, as an app under EventKit's access levels ($OUT/store)"
+STORE="$OUT/store"
+rm -rf "$STORE"
+"$ICAL" privacy grant org.openeventkit.ical --events write-only --store "$STORE"
+"$ICAL" import --store "$STORE" "$OUT/term.ics"
+echo "-- ical query --at 2026-12 --store ...   (write-only: no reading, not even its own events)"
+if "$ICAL" query --at 2026-12 --store "$STORE"; then
+    echo "demo: a write-only query should not have read anything" >&2
+    exit 1
+else
+    echo "   (exit status $?)"
+fi
+"$ICAL" privacy grant org.openeventkit.ical --events full --store "$STORE"
+"$ICAL" query --between 2026-12-07 +5d --tz Europe/Berlin --store "$STORE"
+"$ICAL" export --store "$STORE" -o "$OUT/store-export.ics"
+"$ICAL" validate --strict "$OUT/store-export.ics"
+"$ICAL" privacy status --store "$STORE"
