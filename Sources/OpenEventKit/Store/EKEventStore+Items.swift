@@ -111,9 +111,27 @@ extension EKEventStore {
         guard event.component.dateTimeStart != nil else { throw EKError(.noStartDate, "the event has no start date") }
         guard let start = event.startDate, let end = event.endDate else { throw EKError(.noEndDate, "the event has no end date") }
         guard end >= start else { throw EKError(.datesInverted, "the event ends (\(end)) before it starts (\(start))") }
-        try performChange(commit: commit) { () throws(EKError) in
-            let collection = try targetCollection(for: calendar, entityType: .event)
-            try stageSave(event, span: span, into: collection)
+        try restoringOnFailure(event) {
+            try performChange(commit: commit) { () throws(EKError) in
+                let collection = try targetCollection(for: calendar, entityType: .event)
+                try stageSave(event, span: span, into: collection)
+            }
+        }
+    }
+
+    /// Runs a save or remove; when it fails, the object is as it was before (what it was
+    /// saved as is rolled back with the store's pending changes).
+    func restoringOnFailure(_ item: EKCalendarItem, _ body: () throws -> Void) throws {
+        let before = (item.origin, item.component, item.original, item.assignedCalendar, item.originalCalendar,
+                      item.isRemoved, (item as? EKEvent)?.slot)
+        do {
+            try body()
+        } catch {
+            (item.origin, item.component, item.original, item.assignedCalendar, item.originalCalendar, item.isRemoved) =
+                (before.0, before.1, before.2, before.3, before.4, before.5)
+            (item as? EKEvent)?.slot = before.6
+            item.dropCaches()
+            throw error
         }
     }
 
@@ -323,8 +341,10 @@ extension EKEventStore {
                 ? EKError(.eventStoreNotAuthorized, "write-only access cannot remove events; removing needs full access")
                 : notAuthorized(.event, "removing an event")
         }
-        try performChange(commit: commit) { () throws(EKError) in
-            try stageRemove(event, span: span)
+        try restoringOnFailure(event) {
+            try performChange(commit: commit) { () throws(EKError) in
+                try stageRemove(event, span: span)
+            }
         }
     }
 
@@ -395,9 +415,11 @@ extension EKEventStore {
         if reminder.component.property(.recurrenceRule) != nil && reminder.component.due == nil {
             throw EKError(.recurringReminderRequiresDueDate, "a recurring reminder needs a due date")
         }
-        try performChange(commit: commit) { () throws(EKError) in
-            let collection = try targetCollection(for: calendar, entityType: .reminder)
-            try stageSave(reminder, span: .futureEvents, into: collection)
+        try restoringOnFailure(reminder) {
+            try performChange(commit: commit) { () throws(EKError) in
+                let collection = try targetCollection(for: calendar, entityType: .reminder)
+                try stageSave(reminder, span: .futureEvents, into: collection)
+            }
         }
     }
 
@@ -405,8 +427,10 @@ extension EKEventStore {
     public func remove(_ reminder: EKReminder, commit: Bool) throws {
         guard reminder.eventStore === self else { throw EKError(.objectBelongsToDifferentStore, "the reminder belongs to another event store") }
         guard level(.reminder) == .full else { throw notAuthorized(.reminder, "removing a reminder") }
-        try performChange(commit: commit) { () throws(EKError) in
-            try stageRemove(reminder, span: .futureEvents)
+        try restoringOnFailure(reminder) {
+            try performChange(commit: commit) { () throws(EKError) in
+                try stageRemove(reminder, span: .futureEvents)
+            }
         }
     }
 

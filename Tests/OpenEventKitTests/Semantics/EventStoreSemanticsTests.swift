@@ -295,6 +295,8 @@ import OpenEventKit
         try test.folder.write(identifier, try test.file(identifier).replacingOccurrences(of: "SUMMARY:Violin", with: "SUMMARY:Other"))
         event.title = "Mine"
         #expect(throws: EKError.self) { try store.save(event, span: .futureEvents, commit: true) }
+        #expect(event.hasChanges, "the failed save left the object with its unsaved edit")
+        #expect(event.title == "Mine")
         try store.commit()   // the failed commit: true rolled everything back, and does not block
         #expect(test.files(in: "calendar").count == 1)
     }
