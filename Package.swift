@@ -55,6 +55,11 @@ let package = Package(
             dependencies: ["OpenEventKit", "ICalKit"],
             path: "Tests/StoreStress"),
 
+        .executableTarget(
+            name: "store-bench",
+            dependencies: ["OpenEventKit", "ICalKit"],
+            path: "Tests/StoreBench"),
+
         // Tests
         .testTarget(
             name: "ICalKitTests",

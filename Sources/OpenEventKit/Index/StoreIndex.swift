@@ -436,30 +436,52 @@ package final class StoreIndex: Sendable {
                                               identity: Self.identity(row, from: 2)))
                     }
                 }
-                let columns = "collection, name, device, inode, size, modificationSeconds, modificationNanoseconds"
-                let bounded = try db.cachedStatement(sql: """
-                    SELECT \(columns) FROM item
-                    WHERE lengthClass = ? AND firstStart >= ? AND firstStart < ? AND lastEnd >= ? AND (kinds & ?) != 0
-                    """)
+                let bounded = try db.cachedStatement(sql: Self.boundedQuery)
                 for lengthClass in 0...IndexSchema.largestBoundedClass {
                     let lowest = lengthClass == IndexSchema.largestBoundedClass ? Int64.min
                         : window.lowerBound.subtractingReportingOverflow(Int64(1) << lengthClass).partialValue
                     let floor = lowest > window.lowerBound ? Int64.min : lowest
                     try collect(bounded, [lengthClass, floor, window.upperBound, window.lowerBound, mask])
                 }
-                let unbounded = try db.cachedStatement(sql: """
-                    SELECT \(columns) FROM item WHERE lengthClass = ? AND firstStart < ? AND (kinds & ?) != 0
-                    """)
+                let unbounded = try db.cachedStatement(sql: Self.unboundedQuery)
                 try collect(unbounded, [IndexSchema.unboundedClass, window.upperBound, mask])
-                let always = try db.cachedStatement(sql: """
-                    SELECT \(columns) FROM item WHERE lengthClass = ? AND ((kinds & ?) != 0 OR state = ?)
-                    """)
+                let always = try db.cachedStatement(sql: Self.alwaysQuery)
                 try collect(always, [IndexSchema.alwaysClass, mask, IndexSchema.broken])
                 return files
             }
         }
         files.sort { ($0.collection, $0.name) < ($1.collection, $1.name) }
         return files
+    }
+
+    private static let selectedColumns = "collection, name, device, inode, size, modificationSeconds, modificationNanoseconds"
+    /// Rows of one bounded length class: class, lowest start, window end, window start, kinds.
+    static let boundedQuery = """
+        SELECT \(selectedColumns) FROM item
+        WHERE lengthClass = ? AND firstStart >= ? AND firstStart < ? AND lastEnd >= ? AND (kinds & ?) != 0
+        """
+    /// Unbounded rows: class, window end, kinds.
+    static let unboundedQuery = """
+        SELECT \(selectedColumns) FROM item WHERE lengthClass = ? AND firstStart < ? AND (kinds & ?) != 0
+        """
+    /// Undated and broken rows: class, kinds, the broken state.
+    static let alwaysQuery = """
+        SELECT \(selectedColumns) FROM item WHERE lengthClass = ? AND ((kinds & ?) != 0 OR state = ?)
+        """
+
+    /// SQLite's plan for each query of ``candidates(window:collections:kinds:)``, one line
+    /// per step (`SEARCH item USING INDEX item_span …`): what the tests check instead of a
+    /// timing to know that no query scans the table.
+    package func candidatePlans() throws(StoreError) -> [String] {
+        try withDatabase { queue in
+            try queue.read { db in
+                try [Self.boundedQuery, Self.unboundedQuery, Self.alwaysQuery].flatMap { query in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query,
+                                     arguments: StatementArguments(Array(repeating: Int64(0), count: query.filter { $0 == "?" }.count)))
+                        .map { $0["detail"] as String }
+                }
+            }
+        }
     }
 }
 
