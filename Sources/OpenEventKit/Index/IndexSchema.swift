@@ -25,8 +25,12 @@ enum IndexSchema {
     /// `PRAGMA application_id`: "OEKI". A SQLite file of another program is rebuilt.
     static let applicationIdentifier: Int32 = 0x4F45_4B49
 
-    /// `state` values.
-    static let dated: Int64 = 0, undated: Int64 = 1, broken: Int64 = 2
+    /// `state` of an item with a span.
+    static let dated: Int64 = 0
+    /// `state` of an item with an undated component: a candidate for every window.
+    static let undated: Int64 = 1
+    /// `state` of a file that could not be read as an item: a candidate for every query.
+    static let broken: Int64 = 2
     /// `lengthClass` of undated and broken rows.
     static let alwaysClass: Int64 = -1
     /// `lengthClass` of unbounded rows.
@@ -64,14 +68,19 @@ enum IndexSchema {
         ("index", "item_span", "CREATE INDEX item_span ON item (lengthClass, firstStart)"),
     ]
 
+    /// Whether a database is empty: no schema object and no version (a new file).
+    static func isEmpty(_ db: Database) throws -> Bool {
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+        let version = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        return count == 0 && version == 0
+    }
+
     /// Gives an empty database the schema, in one immediate transaction (so that two
     /// processes creating the index at once do it once). A database that has anything in
     /// it already is left alone, for ``problem(in:)`` to judge.
     static func prepare(_ db: Database) throws {
         try db.inTransaction(.immediate) {
-            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
-            let version = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            guard count == 0 && version == 0 else { return .commit }
+            guard try isEmpty(db) else { return .commit }
             for object in objects { try db.execute(sql: object.sql) }
             try db.execute(sql: "PRAGMA application_id = \(applicationIdentifier)")
             try db.execute(sql: "PRAGMA user_version = \(formatVersion)")

@@ -44,13 +44,16 @@ package final class StoreIndex: Sendable {
 
     /// The open database, replaced when the file turns out damaged and is rebuilt.
     private struct State {
+        /// The connection (GRDB serialises its use).
         var queue: DatabaseQueue
+        /// Whether `queue` is an in-memory database.
         var isInMemory: Bool
         /// Notices of rebuilds that happened during a query, reported by the next refresh.
         var notices: [String]
     }
     private let state: Mutex<State>
 
+    /// Wraps an opened database; ``open(store:)`` is the way in.
     private init(store: FolderStore, queue: DatabaseQueue, isInMemory: Bool) {
         self.store = store
         self.state = Mutex(State(queue: queue, isInMemory: isInMemory, notices: []))
@@ -90,6 +93,7 @@ package final class StoreIndex: Sendable {
 
     /// The outcome of one attempt to open the index file.
     private enum Attempt {
+        /// The file is an index of this format, open.
         case ready(DatabaseQueue)
         /// The file is not a usable index: delete it and build a new one.
         case damaged(String)
@@ -129,6 +133,7 @@ package final class StoreIndex: Sendable {
         }
     }
 
+    /// WAL mode, a busy timeout for writers, and a label for SQLite's traces.
     private static func configuration() -> Configuration {
         var configuration = Configuration()
         configuration.journalMode = .wal
@@ -137,6 +142,8 @@ package final class StoreIndex: Sendable {
         return configuration
     }
 
+    /// Opens the file (creating it when missing), gives an empty database the schema,
+    /// and checks the schema of one that has it.
     private static func attempt(_ path: String) -> Attempt {
         let queue: DatabaseQueue
         do {
@@ -147,7 +154,9 @@ package final class StoreIndex: Sendable {
         do {
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")   // rebuildable: no fsync per transaction
-                try IndexSchema.prepare(db)
+            }
+            if try queue.read({ try IndexSchema.isEmpty($0) }) {
+                try queue.writeWithoutTransaction { try IndexSchema.prepare($0) }
             }
             if let problem = try queue.read({ try IndexSchema.problem(in: $0) }) {
                 try? queue.close()
@@ -177,6 +186,7 @@ package final class StoreIndex: Sendable {
         }
     }
 
+    /// The notice's words for a damaged file.
     private static func describeDamage(_ error: DatabaseError) -> String {
         switch error.resultCode.primaryResultCode {
         case .SQLITE_NOTADB: return "is not an SQLite database"
@@ -185,6 +195,7 @@ package final class StoreIndex: Sendable {
         }
     }
 
+    /// A new in-memory index with the schema.
     private static func memoryDatabase() -> DatabaseQueue {
         // An in-memory database cannot fail to open or to take the schema.
         let queue = try! DatabaseQueue(configuration: configuration())
@@ -221,13 +232,16 @@ package final class StoreIndex: Sendable {
     }
 
     /// Runs an operation on the database; when it fails because the file is damaged, the
-    /// file is rebuilt and the operation runs once more. Other SQLite failures become
+    /// file is rebuilt (and, unless the operation is a refresh itself, refreshed from
+    /// every item file) and the operation runs once more. Other SQLite failures become
     /// ``StoreError``s with code `io`.
-    private func withDatabase<Result>(_ operation: (DatabaseQueue) throws -> Result) throws(StoreError) -> Result {
+    private func withDatabase<Result>(refreshingAfterRebuild: Bool = true,
+                                      _ operation: (DatabaseQueue) throws -> Result) throws(StoreError) -> Result {
         var retried = false
         while true {
             let queue = state.withLock { $0.queue }
             do {
+                if retried && refreshingAfterRebuild { _ = try refresh(queue) }
                 return try operation(queue)
             } catch let error as StoreError {
                 throw error
@@ -264,7 +278,7 @@ package final class StoreIndex: Sendable {
     ///   rebuild since the last refresh.
     @discardableResult
     package func refresh() throws(StoreError) -> IndexRefresh {
-        var result = try withDatabase { queue in try refresh(queue) }
+        var result = try withDatabase(refreshingAfterRebuild: false) { queue in try refresh(queue) }
         result.notices = state.withLock { state in
             defer { state.notices = [] }
             return state.notices
@@ -274,13 +288,17 @@ package final class StoreIndex: Sendable {
 
     /// One row to write.
     private struct Entry: Sendable {
+        /// The item file.
         var key: ItemKey
+        /// The identity of the bytes summarised (for a broken file: the one listed).
         var identity: FileIdentity
         /// Nil for a broken file.
         var summary: ItemSummary?
+        /// Whether the index had no row for the file.
         var isNew: Bool
     }
 
+    /// ``refresh()`` on one database; SQLite errors are left for ``withDatabase(_:)``.
     private func refresh(_ queue: DatabaseQueue) throws -> IndexRefresh {
         let snapshot = try store.snapshot()
         let recorded: [ItemKey: FileIdentity] = try queue.read { db in
@@ -374,6 +392,7 @@ package final class StoreIndex: Sendable {
         return results.withLock { $0.flatMap { $0 } }
     }
 
+    /// The values of an entry's row, in the order of the upsert's columns.
     private static func arguments(_ entry: Entry) -> StatementArguments {
         let identity = entry.identity
         var values: [(any DatabaseValueConvertible)?] = [
@@ -393,6 +412,7 @@ package final class StoreIndex: Sendable {
         return StatementArguments(values)
     }
 
+    /// The identity in five columns of a row, from `column` on.
     private static func identity(_ row: Row, from column: Int) -> FileIdentity {
         FileIdentity(device: UInt64(bitPattern: row[column]), inode: UInt64(bitPattern: row[column + 1]),
                      size: row[column + 2], modificationSeconds: row[column + 3], modificationNanoseconds: row[column + 4])
@@ -454,6 +474,7 @@ package final class StoreIndex: Sendable {
         return files
     }
 
+    /// The columns every candidate query selects: place and identity.
     private static let selectedColumns = "collection, name, device, inode, size, modificationSeconds, modificationNanoseconds"
     /// Rows of one bounded length class: class, lowest start, window end, window start, kinds.
     static let boundedQuery = """
