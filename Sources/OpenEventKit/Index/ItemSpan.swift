@@ -2,7 +2,9 @@ import ICalKit
 
 /// The component kinds an item holds, as the index stores them (a bit mask).
 package struct ItemKinds: OptionSet, Sendable, Hashable {
+    /// The bits, as the `kinds` column stores them.
     package let rawValue: Int64
+    /// Kinds from their bits.
     package init(rawValue: Int64) { self.rawValue = rawValue }
 
     /// VEVENT.
