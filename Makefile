@@ -2,7 +2,7 @@
 #
 #   make demo         install what is missing, build, run `ical` on the sample calendars
 #   make test         install what is missing, build, run every test (what CI runs)
-#   make deps         install libical-dev, tzdata and pkg-config when missing (apt-get, retried once)
+#   make deps         install libical-dev, libsqlite3-dev, tzdata and pkg-config when missing (apt-get, retried once)
 #   make build        debug build
 #   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
 #   make fuzz         libFuzzer over the reader and writer (FUZZ_SECONDS, default 600)

@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C
@@ -28,7 +29,10 @@ let package = Package(
             ]),
         .target(
             name: "OpenEventKit",
-            dependencies: ["ICalKit"]),
+            dependencies: [
+                "ICalKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
 
         // Tools
         .executableTarget(
@@ -51,6 +55,11 @@ let package = Package(
             dependencies: ["OpenEventKit", "ICalKit"],
             path: "Tests/StoreStress"),
 
+        .executableTarget(
+            name: "store-bench",
+            dependencies: ["OpenEventKit", "ICalKit"],
+            path: "Tests/StoreBench"),
+
         // Tests
         .testTarget(
             name: "ICalKitTests",
@@ -58,7 +67,10 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "OpenEventKitTests",
-            dependencies: ["OpenEventKit"]),
+            dependencies: [
+                "OpenEventKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "CLITests",
             dependencies: ["ICalKit"],

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs what the build needs when it is missing: libical-dev, tzdata, pkg-config.
+# Installs what the build needs when it is missing: libical-dev, libsqlite3-dev (for GRDB,
+# the store's query index), tzdata, pkg-config.
 # As root it runs apt-get directly; otherwise through sudo when sudo is there.
 # apt-get sometimes fails transiently (a dpkg archive it cannot read): retry once.
 set -u
@@ -9,6 +10,7 @@ command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libical 2>/dev/null; then
     [ -f /usr/include/libical/ical.h ] || missing="$missing libical-dev"
 fi
+[ -f /usr/include/sqlite3.h ] || missing="$missing libsqlite3-dev"
 [ -f /usr/share/zoneinfo/zone.tab ] || missing="$missing tzdata"
 
 [ -z "$missing" ] && exit 0

@@ -9,6 +9,12 @@
 // collection (by file name, expecting the identity read) and deletes the next DELETE.
 // Every byte written is deterministic. Prints `committed COUNT` and exits 0, or prints
 // the error to stderr and exits 1.
+//
+//     store-stress --index STORE
+//
+// Opens the store's query index (building or refreshing it) and prints what the refresh
+// changed as `added=N changed=N removed=N unchanged=N notices=N`, for the tests of two
+// processes refreshing one index at once.
 
 import ICalKit
 import OpenEventKit
@@ -74,8 +80,23 @@ func run(_ arguments: [String]) throws(StoreError) {
     print("committed \(count)")
 }
 
+func refreshIndex(_ arguments: [String]) throws(StoreError) {
+    guard arguments.count == 3 else { throw StoreError(.invalidBatch, "usage: store-stress --index STORE") }
+    let store = try FolderStore.open(at: arguments[2], create: false)
+    let (_, notices, refresh) = try StoreIndex.open(store: store)
+    for notice in notices {
+        let bytes = Array(("store-stress: " + notice + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+    print("added=\(refresh.added) changed=\(refresh.changed) removed=\(refresh.removed) unchanged=\(refresh.unchanged) notices=\(notices.count)")
+}
+
 do {
-    try run(CommandLine.arguments)
+    if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "--index" {
+        try refreshIndex(CommandLine.arguments)
+    } else {
+        try run(CommandLine.arguments)
+    }
 } catch {
     let bytes = Array((error.detailedDescription() + "\n").utf8)
     _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

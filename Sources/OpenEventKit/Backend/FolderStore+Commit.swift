@@ -47,15 +47,28 @@ extension FolderStore {
     /// 2. Check every put and delete against the identity the caller expects; any
     ///    difference fails the batch with nothing written.
     /// 3. Write each new file as a temporary in its target folder (new collections as a
-    ///    temporary folder beside the others), fsync each, then fsync each folder once.
-    /// 4. Write the journal (`.openeventkit/journal`) through a temporary, fsync and
-    ///    rename: this rename is the commit point.
+    ///    temporary folder beside the others), without flushing any of them.
+    /// 4. Write the journal's temporary, then flush the whole batch with one `syncfs(2)`
+    ///    per file system, then rename the journal to `.openeventkit/journal` and fsync
+    ///    `.openeventkit`: this rename is the commit point.
     /// 5. Apply the journal's renames and removals, fsync each touched folder once,
     ///    remove the journal.
     ///
-    /// A crash before step 4 leaves the store as before (the temporaries are removed on
-    /// the next open or commit); a crash after it leaves it as after (the journal is
-    /// applied on the next open or commit).
+    /// A crash before step 4's rename leaves the store as before (the temporaries are
+    /// removed on the next open or commit); a crash after it leaves it as after (the
+    /// journal is applied on the next open or commit).
+    ///
+    /// Why one `syncfs` before the commit point keeps that guarantee, also across a power
+    /// loss: the only thing recovery trusts is a journal found under its final name, and
+    /// the journal refers only to the temporaries of its own batch. Every one of them, and
+    /// the journal's own bytes, was written before the `syncfs`, which returns only when
+    /// all of that is on disk; the rename is issued after it returns. So a journal that
+    /// survives a crash always finds complete temporaries to rename. A crash before the
+    /// rename is on disk leaves no journal, and the temporaries, complete or not, are
+    /// removed. The renames of step 5 are issued only after `.openeventkit` is fsynced, so
+    /// the journal is on disk before any item is replaced, as before. Per-file `fsync`
+    /// gave the same ordering one file at a time; `syncfs` gives it for the batch at once
+    /// (a 10,000-item batch waited for the disk 10,000 times, now once).
     @discardableResult
     package func commit(_ batch: Batch) throws(StoreError) -> CommitResult {
         guard !batch.isEmpty else { return CommitResult(identities: [:]) }
@@ -74,7 +87,10 @@ extension FolderStore {
             }
             let temporary = metadataFolder + "/" + Self.temporaryPrefix + plan.batchName + ".journal"
             plan.staged.append(temporary)
-            try StoreSystem.writeNewFile(Array(data), to: temporary)
+            try StoreSystem.writeNewFile(Array(data), to: temporary, flush: false)
+            // Everything the journal refers to, and the journal itself, reaches the disk
+            // before the journal gets its name (see above).
+            try StoreSystem.synchronizeFileSystems(containing: plan.stagedFolders.union([metadataFolder]).sorted())
             try StoreSystem.rename(temporary, journalPath)
         } catch {
             for path in plan.staged.reversed() { try? StoreSystem.removeTree(path) }
@@ -177,6 +193,9 @@ extension FolderStore {
         var steps: [StoreJournal.Step] = []
         /// Everything written before the commit point, removed if it fails.
         var staged: [String] = []
+        /// The folders that hold what was staged (their file systems are flushed before the
+        /// commit point).
+        var stagedFolders: Set<String> = []
         var putKeys: [ItemKey] = []
 
         mutating func temporaryName(_ suffix: String) -> String {
@@ -344,19 +363,18 @@ extension FolderStore {
         return plan
     }
 
-    /// Writes the plan's folders and files (each fsynced), then fsyncs each folder once.
+    /// Writes the plan's folders and files without flushing them: ``commit(_:)`` flushes
+    /// the whole batch at once before its commit point.
     func stage(_ plan: inout Plan) throws(StoreError) {
-        var folders = Set<String>()
         for folder in plan.folders {
             try StoreSystem.makeFolder(folder)
             plan.staged.append(folder)
-            folders.insert(Self.parent(folder))
+            plan.stagedFolders.insert(Self.parent(folder))
         }
         for write in plan.writes {
             plan.staged.append(write.temporary)
-            try StoreSystem.writeNewFile(write.bytes, to: write.temporary)
-            folders.insert(Self.parent(write.temporary))
+            try StoreSystem.writeNewFile(write.bytes, to: write.temporary, flush: false)
+            plan.stagedFolders.insert(Self.parent(write.temporary))
         }
-        for folder in folders.sorted() { try StoreSystem.synchronize(folder: folder) }
     }
 }

@@ -87,8 +87,10 @@ enum StoreSystem {
         return (bytes, identity(info))
     }
 
-    /// Creates a new file (it must not exist), writes it and flushes it to disk.
-    static func writeNewFile(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StoreError) {
+    /// Creates a new file (it must not exist) and writes it. With `flush` (the default) the
+    /// file is also flushed to disk with `fsync` before this returns; without it, the caller
+    /// flushes a whole batch at once with ``synchronizeFileSystems(containing:)``.
+    static func writeNewFile(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644, flush: Bool = true) throws(StoreError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard descriptor >= 0 else { throw failure("open", "cannot create", path: path) }
         var closed = false
@@ -102,7 +104,9 @@ enum StoreSystem {
             }
             offset += written
         }
-        guard fsync(descriptor) == 0 else { throw failure("fsync", "cannot flush to disk", path: path) }
+        if flush {
+            guard fsync(descriptor) == 0 else { throw failure("fsync", "cannot flush to disk", path: path) }
+        }
         closed = true
         guard close(descriptor) == 0 else { throw failure("close", "cannot close", path: path) }
     }
@@ -114,6 +118,38 @@ enum StoreSystem {
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw failure("fsync", "cannot flush folder to disk", path: path) }
     }
+
+    /// Flushes everything written so far on each file system that holds one of `paths`
+    /// (existing folders), with one `syncfs(2)` per file system: file data, new entries,
+    /// renames and removals alike. It returns when the data is on disk; since Linux 5.8 it
+    /// also reports a write-back error that happened since the file system was opened for
+    /// this call, as `fsync` would.
+    ///
+    /// This replaces one `fsync` per file for a batch: thousands of `fsync` calls each wait
+    /// for the disk, one `syncfs` waits once.
+    static func synchronizeFileSystems(containing paths: some Sequence<String>) throws(StoreError) {
+        var devices = Set<UInt64>()
+        for path in paths {
+            let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw failure("open", "cannot open folder", path: path) }
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw failure("fstat", "cannot examine", path: path) }
+            guard devices.insert(UInt64(info.st_dev)).inserted else { continue }
+            if let syncfs = Self.syncfsFunction {
+                guard syncfs(descriptor) == 0 else { throw failure("syncfs", "cannot flush the file system to disk", path: path) }
+            } else {
+                sync()   // no syncfs in this C library: flush every file system (waits on Linux)
+            }
+        }
+    }
+
+    /// `syncfs(2)`, looked up at run time: the C library declares it only for `_GNU_SOURCE`,
+    /// which the Swift overlay does not see.
+    private static let syncfsFunction: (@convention(c) (Int32) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+    }()
 
     static func rename(_ source: String, _ target: String) throws(StoreError) {
         guard Glibc.rename(source, target) == 0 else { throw failure("rename", "cannot rename \(source) to", path: target) }

@@ -1,0 +1,115 @@
+import GRDB
+
+/// The SQLite schema of the query index (`.openeventkit/index.sqlite`), how a file is
+/// checked against it, and how a new file gets it.
+///
+/// One table, one row per item file, keyed by collection and file name:
+///
+/// | column | meaning |
+/// |---|---|
+/// | `collection`, `name` | the item file's collection (folder) and file name |
+/// | `device`, `inode`, `size`, `modificationSeconds`, `modificationNanoseconds` | the ``FileIdentity`` of the bytes the row was computed from |
+/// | `uid` | the first component's UID (NULL for a broken file) |
+/// | `kinds` | ``ItemKinds`` bits: 1 VEVENT, 2 VTODO, 4 VJOURNAL |
+/// | `state` | 0 dated, 1 undated (always a candidate), 2 broken (always a candidate) |
+/// | `firstStart` | the earliest start (UTC seconds), NULL unless dated |
+/// | `lastEnd` | the latest end (UTC seconds), NULL when unbounded or not dated |
+/// | `lengthClass` | how to find the row: −1 undated or broken, 64 unbounded, else the bit length of `lastEnd − firstStart` |
+///
+/// The index `item_span` on `(lengthClass, firstStart)` answers a window with one short
+/// range per length class (see ``StoreIndex/candidates(window:collections:kinds:)``).
+enum IndexSchema {
+    /// The format version, kept in `PRAGMA user_version`. A file with another version is
+    /// deleted and rebuilt.
+    static let formatVersion: Int32 = 1
+    /// `PRAGMA application_id`: "OEKI". A SQLite file of another program is rebuilt.
+    static let applicationIdentifier: Int32 = 0x4F45_4B49
+
+    /// `state` of an item with a span.
+    static let dated: Int64 = 0
+    /// `state` of an item with an undated component: a candidate for every window.
+    static let undated: Int64 = 1
+    /// `state` of a file that could not be read as an item: a candidate for every query.
+    static let broken: Int64 = 2
+    /// `lengthClass` of undated and broken rows.
+    static let alwaysClass: Int64 = -1
+    /// `lengthClass` of unbounded rows.
+    static let unboundedClass: Int64 = 64
+    /// The largest bounded `lengthClass`: instants span years 1 to 9999, under 2^39 seconds.
+    static let largestBoundedClass: Int64 = 40
+
+    /// The length class of a bounded span: 0 for zero length, else the bit length of the
+    /// length, so that every row of class `c` is shorter than `2^c` seconds.
+    static func lengthClass(firstStart: Int64, lastEnd: Int64) -> Int64 {
+        let length = UInt64(bitPattern: max(0, lastEnd &- firstStart))
+        return min(Int64(64 - length.leadingZeroBitCount), largestBoundedClass)
+    }
+
+    /// The objects of the schema, by name, with the exact SQL SQLite keeps for each.
+    static let objects: [(type: String, name: String, sql: String)] = [
+        ("table", "item", """
+            CREATE TABLE item (
+                collection TEXT NOT NULL,
+                name TEXT NOT NULL,
+                device INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                size INTEGER NOT NULL,
+                modificationSeconds INTEGER NOT NULL,
+                modificationNanoseconds INTEGER NOT NULL,
+                uid TEXT,
+                kinds INTEGER NOT NULL,
+                state INTEGER NOT NULL,
+                firstStart INTEGER,
+                lastEnd INTEGER,
+                lengthClass INTEGER NOT NULL,
+                PRIMARY KEY (collection, name)
+            ) WITHOUT ROWID
+            """),
+        ("index", "item_span", "CREATE INDEX item_span ON item (lengthClass, firstStart)"),
+    ]
+
+    /// Whether a database is empty: no schema object and no version (a new file).
+    static func isEmpty(_ db: Database) throws -> Bool {
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+        let version = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        return count == 0 && version == 0
+    }
+
+    /// Gives an empty database the schema, in one immediate transaction (so that two
+    /// processes creating the index at once do it once). A database that has anything in
+    /// it already is left alone, for ``problem(in:)`` to judge.
+    static func prepare(_ db: Database) throws {
+        try db.inTransaction(.immediate) {
+            guard try isEmpty(db) else { return .commit }
+            for object in objects { try db.execute(sql: object.sql) }
+            try db.execute(sql: "PRAGMA application_id = \(applicationIdentifier)")
+            try db.execute(sql: "PRAGMA user_version = \(formatVersion)")
+            return .commit
+        }
+    }
+
+    /// What is wrong with a database as an index of this format version, or nil when it
+    /// is one.
+    static func problem(in db: Database) throws -> String? {
+        let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        guard application == applicationIdentifier else {
+            return "is not an OpenEventKit index (application_id \(application))"
+        }
+        let version = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        guard version == formatVersion else {
+            return "has format version \(version), and this version of OpenEventKit uses \(formatVersion)"
+        }
+        var found: [String: (type: String, sql: String?)] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master") {
+            found[row["name"]] = (row["type"], row["sql"])
+        }
+        let expected = Dictionary(uniqueKeysWithValues: objects.map { ($0.name, (type: $0.type, sql: Optional($0.sql))) })
+        guard found.count == expected.count, expected.allSatisfy({ name, object in
+            found[name].map { $0.type == object.type && $0.sql == object.sql } ?? false
+        }) else {
+            let names = found.keys.sorted().joined(separator: ", ")
+            return "does not have the expected tables (it has: \(names.isEmpty ? "none" : names))"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,531 @@
+import Dispatch
+import GRDB
+import ICalKit
+import Synchronization
+
+/// An incremental SQLite index of a ``FolderStore``'s items, so that a range query reads
+/// only the item files that can have an occurrence in its window.
+///
+/// The index lives in `STORE/.openeventkit/index.sqlite` (with SQLite's `-wal` and `-shm`
+/// files beside it). It is never the source of truth: every row is computed from an item
+/// file and carries that file's ``FileIdentity``, and the whole index can be deleted at any
+/// time and is rebuilt from the item files.
+///
+/// ```swift
+/// let (index, notices, _) = try StoreIndex.open(store: store)   // builds or refreshes it
+/// notices.forEach { print($0) }
+/// _ = try index.refresh()                                        // before each query
+/// for file in try index.candidates(window: start..<end, kinds: [.event]) {
+///     let item = try store.readItem(in: file.collection, name: file.name)
+///     …   // run OccurrenceQuery over the items read
+/// }
+/// ```
+///
+/// What it guarantees: for a store that does not change between ``refresh()`` and the
+/// reads, running ``OccurrenceQuery`` (with any floating zone of an IANA zone) over the
+/// items of ``candidates(window:collections:kinds:)`` gives exactly the matches and
+/// diagnostics of running it over every item of those collections: the candidates are a
+/// superset of the items with an occurrence in the window, broken files included. See the
+/// article "QueryIndex" for the schema and the rules.
+///
+/// Readers take no lock on the store (the store's `.openeventkit/lock` is for committing
+/// writers); SQLite's own locking, in WAL mode with a busy timeout, keeps several
+/// processes that refresh and query at once consistent. The type is safe to use from
+/// several threads.
+package final class StoreIndex: Sendable {
+    /// The store the index describes.
+    package let store: FolderStore
+
+    /// Where the index's SQLite file is: `STORE/.openeventkit/index.sqlite`.
+    package var path: String { Self.path(for: store) }
+
+    /// How long a writer waits for another process's write transaction, in seconds.
+    static let busyTimeout: Double = 60
+
+    /// The open database, replaced when the file turns out damaged and is rebuilt.
+    private struct State {
+        /// The connection (GRDB serialises its use).
+        var queue: DatabaseQueue
+        /// Whether `queue` is an in-memory database.
+        var isInMemory: Bool
+        /// Notices of rebuilds that happened during a query, reported by the next refresh.
+        var notices: [String]
+    }
+    private let state: Mutex<State>
+
+    /// Wraps an opened database; ``open(store:)`` is the way in.
+    private init(store: FolderStore, queue: DatabaseQueue, isInMemory: Bool) {
+        self.store = store
+        self.state = Mutex(State(queue: queue, isInMemory: isInMemory, notices: []))
+    }
+
+    /// Whether the index is kept in memory for this process only, because its file could
+    /// not be used (a read-only store).
+    package var isInMemory: Bool { state.withLock { $0.isInMemory } }
+
+    /// The index file of a store.
+    package static func path(for store: FolderStore) -> String {
+        store.metadataFolder + "/index.sqlite"
+    }
+
+    // MARK: Opening
+
+    /// Opens a store's index and brings it up to date with ``refresh()``.
+    ///
+    /// - A missing index is created and built from every item file.
+    /// - An index file that is damaged (not SQLite, truncated, or without the expected
+    ///   tables), belongs to another program, or has another format version
+    ///   (`PRAGMA user_version`) is deleted and rebuilt, with a notice. That is never an
+    ///   error.
+    /// - When the file cannot be created or written (a read-only store), the index is kept
+    ///   in memory for this process, with a notice; it is built the same way.
+    ///
+    /// - Returns: the index; the notices, one sentence each, for the user (empty when the
+    ///   index file was used as it was); and what the first refresh changed (after a
+    ///   rebuild: every item added).
+    /// - Throws: only what reading the store throws (a store folder that cannot be listed).
+    package static func open(store: FolderStore) throws(StoreError) -> (index: StoreIndex, notices: [String], refresh: IndexRefresh) {
+        let (queue, isInMemory, notices) = connect(path: path(for: store), metadataFolder: store.metadataFolder)
+        let index = StoreIndex(store: store, queue: queue, isInMemory: isInMemory)
+        let refresh = try index.refresh()
+        return (index, notices + refresh.notices, refresh)
+    }
+
+    /// The outcome of one attempt to open the index file.
+    private enum Attempt {
+        /// The file is an index of this format, open.
+        case ready(DatabaseQueue)
+        /// The file is not a usable index: delete it and build a new one.
+        case damaged(String)
+        /// The file cannot be used now (permissions, a read-only file system, locked).
+        case unavailable(String)
+    }
+
+    /// Opens the file, rebuilding it when damaged and falling back to memory when it
+    /// cannot be used.
+    private static func connect(path: String, metadataFolder: String) -> (DatabaseQueue, isInMemory: Bool, notices: [String]) {
+        var notices: [String] = []
+        func memory(_ reason: String) -> (DatabaseQueue, isInMemory: Bool, notices: [String]) {
+            notices.append("the query index \(path) cannot be used (\(reason)); it is kept in memory for this process")
+            return (memoryDatabase(), true, notices)
+        }
+        do {
+            try StoreSystem.makeFolder(metadataFolder)
+        } catch {
+            return memory(error.message)
+        }
+        switch attempt(path) {
+        case .ready(let queue):
+            return (queue, false, notices)
+        case .unavailable(let reason):
+            return memory(reason)
+        case .damaged(let reason):
+            notices.append("the query index \(path) \(reason); it was deleted and is built again")
+            do {
+                try removeFiles(path)
+            } catch {
+                return memory(error.message)
+            }
+            switch attempt(path) {
+            case .ready(let queue): return (queue, false, notices)
+            case .damaged(let reason), .unavailable(let reason): return memory(reason)
+            }
+        }
+    }
+
+    /// WAL mode, a busy timeout for writers, and a label for SQLite's traces.
+    private static func configuration() -> Configuration {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "OpenEventKit.StoreIndex"
+        return configuration
+    }
+
+    /// Opens the file (creating it when missing), gives an empty database the schema,
+    /// and checks the schema of one that has it.
+    private static func attempt(_ path: String) -> Attempt {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration())
+        } catch {
+            return classify(error)
+        }
+        do {
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")   // rebuildable: no fsync per transaction
+            }
+            if try queue.read({ try IndexSchema.isEmpty($0) }) {
+                try queue.writeWithoutTransaction { try IndexSchema.prepare($0) }
+            }
+            if let problem = try queue.read({ try IndexSchema.problem(in: $0) }) {
+                try? queue.close()
+                return .damaged(problem)
+            }
+            return .ready(queue)
+        } catch {
+            try? queue.close()
+            return classify(error)
+        }
+    }
+
+    /// Whether an SQLite error says the file is damaged (rebuild it) or only unusable now.
+    private static func classify(_ error: any Error) -> Attempt {
+        guard let error = error as? DatabaseError else { return .unavailable("\(error)") }
+        if isDamage(error) { return .damaged(describeDamage(error)) }
+        return .unavailable(error.message ?? "\(error.resultCode)")
+    }
+
+    /// Result codes that mean the file's contents are not a usable index.
+    private static func isDamage(_ error: DatabaseError) -> Bool {
+        switch error.resultCode.primaryResultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT, .SQLITE_ERROR, .SQLITE_SCHEMA, .SQLITE_MISMATCH, .SQLITE_RANGE:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The notice's words for a damaged file.
+    private static func describeDamage(_ error: DatabaseError) -> String {
+        switch error.resultCode.primaryResultCode {
+        case .SQLITE_NOTADB: return "is not an SQLite database"
+        case .SQLITE_CORRUPT: return "is damaged (\(error.message ?? "malformed"))"
+        default: return "cannot be read (\(error.message ?? "\(error.resultCode)"))"
+        }
+    }
+
+    /// A new in-memory index with the schema.
+    private static func memoryDatabase() -> DatabaseQueue {
+        // An in-memory database cannot fail to open or to take the schema.
+        let queue = try! DatabaseQueue(configuration: configuration())
+        try! queue.writeWithoutTransaction { try IndexSchema.prepare($0) }
+        return queue
+    }
+
+    /// Removes an index file and SQLite's files beside it.
+    private static func removeFiles(_ path: String) throws(StoreError) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try StoreSystem.remove(path + suffix) }
+    }
+
+    /// Replaces a database found damaged while in use with a new one (or memory), keeping
+    /// a notice for the next refresh.
+    private func rebuild(after error: DatabaseError, damaged queue: DatabaseQueue) {
+        state.withLock { state in
+            guard state.queue === queue else { return }   // another thread rebuilt it already
+            try? queue.close()
+            if state.isInMemory {
+                state.queue = Self.memoryDatabase()
+                return
+            }
+            let path = self.path
+            state.notices.append("the query index \(path) \(Self.describeDamage(error)); it was deleted and is built again")
+            try? Self.removeFiles(path)
+            if case .ready(let fresh) = Self.attempt(path) {
+                state.queue = fresh
+            } else {
+                state.notices.append("the query index \(path) cannot be created again; it is kept in memory for this process")
+                state.queue = Self.memoryDatabase()
+                state.isInMemory = true
+            }
+        }
+    }
+
+    /// Runs an operation on the database; when it fails because the file is damaged, the
+    /// file is rebuilt (and, unless the operation is a refresh itself, refreshed from
+    /// every item file) and the operation runs once more. Other SQLite failures become
+    /// ``StoreError``s with code `io`.
+    private func withDatabase<Result>(refreshingAfterRebuild: Bool = true,
+                                      _ operation: (DatabaseQueue) throws -> Result) throws(StoreError) -> Result {
+        var retried = false
+        while true {
+            let queue = state.withLock { $0.queue }
+            do {
+                if retried && refreshingAfterRebuild { _ = try refresh(queue) }
+                return try operation(queue)
+            } catch let error as StoreError {
+                throw error
+            } catch let error as DatabaseError where Self.isDamage(error) && !retried {
+                rebuild(after: error, damaged: queue)
+                retried = true
+            } catch {
+                throw StoreError(.io, "the query index failed: \(error)", path: path, cause: error as? DatabaseError)
+            }
+        }
+    }
+
+    // MARK: Refreshing
+
+    /// Brings the index up to date with the item files: lists every collection and item
+    /// file with its identity (``FolderStore/snapshot()``: no file is opened), reparses
+    /// only the files that were added or whose identity changed, and deletes the rows of
+    /// removed files and collections, all written in one SQLite transaction.
+    ///
+    /// Files are parsed outside the transaction, on every core, so a long first build does
+    /// not hold SQLite's write lock. A row always describes the bytes it was computed
+    /// from: its identity is the one read with them. A file that another program changes
+    /// while the refresh runs keeps the row of the version read, and the next refresh
+    /// notices its new identity. When two processes refresh at once, each writes its rows
+    /// in its own transaction (SQLite serialises them, waiting up to a minute); a row is
+    /// deleted only when its file is gone when the transaction runs.
+    ///
+    /// A file that cannot be used as an item (unreadable, not iCalendar, no VEVENT, VTODO
+    /// or VJOURNAL) is recorded as broken with the identity listed, so it is not reparsed
+    /// until it changes, and it is a candidate for every query, so the reader's
+    /// diagnostics still reach the user.
+    ///
+    /// - Returns: how many rows were added, changed and removed, and notices of any
+    ///   rebuild since the last refresh.
+    @discardableResult
+    package func refresh() throws(StoreError) -> IndexRefresh {
+        var result = try withDatabase(refreshingAfterRebuild: false) { queue in try refresh(queue) }
+        result.notices = state.withLock { state in
+            defer { state.notices = [] }
+            return state.notices
+        } + result.notices
+        return result
+    }
+
+    /// One row to write.
+    private struct Entry: Sendable {
+        /// The item file.
+        var key: ItemKey
+        /// The identity of the bytes summarised (for a broken file: the one listed).
+        var identity: FileIdentity
+        /// Nil for a broken file.
+        var summary: ItemSummary?
+        /// Whether the index had no row for the file.
+        var isNew: Bool
+    }
+
+    /// ``refresh()`` on one database; SQLite errors are left for ``withDatabase(_:)``.
+    private func refresh(_ queue: DatabaseQueue) throws -> IndexRefresh {
+        let snapshot = try store.snapshot()
+        let recorded: [ItemKey: FileIdentity] = try queue.read { db in
+            var recorded: [ItemKey: FileIdentity] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT collection, name, device, inode, size, modificationSeconds, modificationNanoseconds FROM item
+                """)
+            while let row = try rows.next() {
+                recorded[ItemKey(collection: row[0], name: row[1])] = Self.identity(row, from: 2)
+            }
+            return recorded
+        }
+
+        var work: [(key: ItemKey, identity: FileIdentity, isNew: Bool)] = []
+        var result = IndexRefresh()
+        for (collection, contents) in snapshot.collections {
+            for (name, identity) in contents.items {
+                let key = ItemKey(collection: collection, name: name)
+                switch recorded[key] {
+                case identity?: result.unchanged += 1
+                case nil: work.append((key, identity, true))
+                case _?: work.append((key, identity, false))
+                }
+            }
+        }
+        work.sort { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
+        var removals = recorded.keys.filter { snapshot.collections[$0.collection]?.items[$0.name] == nil }
+        let removedCollections = Set(recorded.keys.map(\.collection)).subtracting(snapshot.collections.keys)
+        removals.removeAll { removedCollections.contains($0.collection) }
+
+        let entries = parse(work)
+        let parsed = Set(entries.map(\.key))
+        let vanished = work.map(\.key).filter { !parsed.contains($0) }
+        removals += vanished.filter { recorded[$0] != nil }
+
+        try queue.inTransaction(.immediate) { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO item (collection, name, device, inode, size, modificationSeconds,
+                    modificationNanoseconds, uid, kinds, state, firstStart, lastEnd, lengthClass)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for entry in entries {
+                try upsert.execute(arguments: Self.arguments(entry))
+                if entry.isNew { result.added += 1 } else { result.changed += 1 }
+                if entry.summary == nil { result.broken += 1 }
+            }
+            let delete = try db.cachedStatement(sql: "DELETE FROM item WHERE collection = ? AND name = ?")
+            for key in removals.sorted(by: { ($0.collection, $0.name) < ($1.collection, $1.name) })
+            where (try? StoreSystem.identity(store.root + "/" + key.description)) == .some(nil) {
+                try delete.execute(arguments: [key.collection, key.name])
+                result.removed += db.changesCount
+            }
+            let deleteCollection = try db.cachedStatement(sql: "DELETE FROM item WHERE collection = ?")
+            for collection in removedCollections.sorted() where !StoreSystem.isFolder(store.root + "/" + collection) {
+                try deleteCollection.execute(arguments: [collection])
+                result.removed += db.changesCount
+                result.removedCollections += 1
+            }
+            return .commit
+        }
+        return result
+    }
+
+    /// Reads and summarises files, on every core. A file that is gone is left out.
+    private func parse(_ work: [(key: ItemKey, identity: FileIdentity, isNew: Bool)]) -> [Entry] {
+        guard !work.isEmpty else { return [] }
+        let store = self.store
+        let chunk = 64
+        let chunks = (work.count + chunk - 1) / chunk
+        let results = Mutex<[[Entry]]>(Array(repeating: [], count: chunks))
+        DispatchQueue.concurrentPerform(iterations: chunks) { index in
+            var entries: [Entry] = []
+            for job in work[(index * chunk)..<min(work.count, (index + 1) * chunk)] {
+                do throws(StoreError) {
+                    let read = try store.readItem(in: job.key.collection, name: job.key.name)
+                    if let item = read.item {
+                        entries.append(Entry(key: job.key, identity: item.file.identity,
+                                             summary: ItemSummary(calendar: item.calendar, file: item.file.path),
+                                             isNew: job.isNew))
+                    } else {
+                        entries.append(Entry(key: job.key, identity: job.identity, summary: nil, isNew: job.isNew))
+                    }
+                } catch where error.code == .notFound {
+                    continue   // removed since it was listed
+                } catch {
+                    entries.append(Entry(key: job.key, identity: job.identity, summary: nil, isNew: job.isNew))
+                }
+            }
+            results.withLock { $0[index] = entries }
+        }
+        return results.withLock { $0.flatMap { $0 } }
+    }
+
+    /// The values of an entry's row, in the order of the upsert's columns.
+    private static func arguments(_ entry: Entry) -> StatementArguments {
+        let identity = entry.identity
+        var values: [(any DatabaseValueConvertible)?] = [
+            entry.key.collection, entry.key.name,
+            Int64(bitPattern: identity.device), Int64(bitPattern: identity.inode), identity.size,
+            identity.modificationSeconds, identity.modificationNanoseconds,
+        ]
+        switch entry.summary?.span {
+        case nil:
+            values += [nil, Int64(0), IndexSchema.broken, nil, nil, IndexSchema.alwaysClass]
+        case .undated?:
+            values += [entry.summary?.uid, entry.summary?.kinds.rawValue, IndexSchema.undated, nil, nil, IndexSchema.alwaysClass]
+        case .bounded(let first, let last)?:
+            let lengthClass = last.map { IndexSchema.lengthClass(firstStart: first, lastEnd: $0) } ?? IndexSchema.unboundedClass
+            values += [entry.summary?.uid, entry.summary?.kinds.rawValue, IndexSchema.dated, first, last, lengthClass]
+        }
+        return StatementArguments(values)
+    }
+
+    /// The identity in five columns of a row, from `column` on.
+    private static func identity(_ row: Row, from column: Int) -> FileIdentity {
+        FileIdentity(device: UInt64(bitPattern: row[column]), inode: UInt64(bitPattern: row[column + 1]),
+                     size: row[column + 2], modificationSeconds: row[column + 3], modificationNanoseconds: row[column + 4])
+    }
+
+    // MARK: Querying
+
+    /// The item files that can have an occurrence in a window, as of the last refresh.
+    ///
+    /// A dated row is a candidate when `firstStart < window.upperBound` and its `lastEnd`
+    /// is NULL or `>= window.lowerBound` (so a zero-length occurrence at the window's start
+    /// counts). Undated items are candidates for every window; broken files too, whatever
+    /// `kinds` asks for (their kinds are unknown).
+    ///
+    /// Each length class is one range on the index `item_span`: class `c` holds rows
+    /// shorter than `2^c` seconds, so only rows starting in
+    /// `window.lowerBound − 2^c ..< window.upperBound` are read, and the unbounded class
+    /// reads rows starting before the window's end. No query scans the table.
+    ///
+    /// - Parameters:
+    ///   - window: UTC instants, seconds since 1970.
+    ///   - collections: the collections to search; nil for all.
+    ///   - kinds: the component kinds asked for; an item is a candidate when it has one.
+    /// - Returns: the candidates, sorted by collection and file name, each with the identity
+    ///   its row was computed from (pass it to ``FolderStore/readItem(in:name:)`` and
+    ///   compare, or simply read the file).
+    package func candidates(window: Range<Int64>, collections: Set<String>? = nil,
+                            kinds: Set<ComponentKind> = [.event, .todo, .journal]) throws(StoreError) -> [ItemFile] {
+        let mask = ItemKinds(kinds).rawValue
+        let root = store.root
+        var files = try withDatabase { queue in
+            try queue.read { db in
+                var files: [ItemFile] = []
+                func collect(_ statement: Statement, _ arguments: StatementArguments) throws {
+                    let rows = try Row.fetchCursor(statement, arguments: arguments)
+                    while let row = try rows.next() {
+                        let collection: String = row[0]
+                        if let collections, !collections.contains(collection) { continue }
+                        let name: String = row[1]
+                        files.append(ItemFile(collection: collection, name: name, path: root + "/" + collection + "/" + name,
+                                              identity: Self.identity(row, from: 2)))
+                    }
+                }
+                let bounded = try db.cachedStatement(sql: Self.boundedQuery)
+                for lengthClass in 0...IndexSchema.largestBoundedClass {
+                    let lowest = lengthClass == IndexSchema.largestBoundedClass ? Int64.min
+                        : window.lowerBound.subtractingReportingOverflow(Int64(1) << lengthClass).partialValue
+                    let floor = lowest > window.lowerBound ? Int64.min : lowest
+                    try collect(bounded, [lengthClass, floor, window.upperBound, window.lowerBound, mask])
+                }
+                let unbounded = try db.cachedStatement(sql: Self.unboundedQuery)
+                try collect(unbounded, [IndexSchema.unboundedClass, window.upperBound, mask])
+                let always = try db.cachedStatement(sql: Self.alwaysQuery)
+                try collect(always, [IndexSchema.alwaysClass, mask, IndexSchema.broken])
+                return files
+            }
+        }
+        files.sort { ($0.collection, $0.name) < ($1.collection, $1.name) }
+        return files
+    }
+
+    /// The columns every candidate query selects: place and identity.
+    private static let selectedColumns = "collection, name, device, inode, size, modificationSeconds, modificationNanoseconds"
+    /// Rows of one bounded length class: class, lowest start, window end, window start, kinds.
+    static let boundedQuery = """
+        SELECT \(selectedColumns) FROM item
+        WHERE lengthClass = ? AND firstStart >= ? AND firstStart < ? AND lastEnd >= ? AND (kinds & ?) != 0
+        """
+    /// Unbounded rows: class, window end, kinds.
+    static let unboundedQuery = """
+        SELECT \(selectedColumns) FROM item WHERE lengthClass = ? AND firstStart < ? AND (kinds & ?) != 0
+        """
+    /// Undated and broken rows: class, kinds, the broken state.
+    static let alwaysQuery = """
+        SELECT \(selectedColumns) FROM item WHERE lengthClass = ? AND ((kinds & ?) != 0 OR state = ?)
+        """
+
+    /// SQLite's plan for each query of ``candidates(window:collections:kinds:)``, one line
+    /// per step (`SEARCH item USING INDEX item_span …`): what the tests check instead of a
+    /// timing to know that no query scans the table.
+    package func candidatePlans() throws(StoreError) -> [String] {
+        try withDatabase { queue in
+            try queue.read { db in
+                try [Self.boundedQuery, Self.unboundedQuery, Self.alwaysQuery].flatMap { query in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query,
+                                     arguments: StatementArguments(Array(repeating: Int64(0), count: query.filter { $0 == "?" }.count)))
+                        .map { $0["detail"] as String }
+                }
+            }
+        }
+    }
+}
+
+/// What a ``StoreIndex/refresh()`` changed.
+package struct IndexRefresh: Sendable, Hashable {
+    /// Rows added for new item files.
+    package var added = 0
+    /// Rows recomputed for item files whose identity changed.
+    package var changed = 0
+    /// Rows deleted (removed item files, and the items of removed collections).
+    package var removed = 0
+    /// Collections whose rows were all deleted because their folder is gone.
+    package var removedCollections = 0
+    /// Files recorded as broken among those added or changed.
+    package var broken = 0
+    /// Item files whose identity had not changed, left as they were.
+    package var unchanged = 0
+    /// Notices for the user: the index file was damaged and rebuilt, or is kept in memory.
+    package var notices: [String] = []
+
+    /// Creates an empty result.
+    package init() {}
+
+    /// Whether the refresh changed no row.
+    package var isEmpty: Bool { added == 0 && changed == 0 && removed == 0 }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import ICalKit
+import Testing
+@testable import OpenEventKit
+
+/// A damaged, foreign or outdated index file is deleted and rebuilt with a notice; an
+/// index that cannot be written is kept in memory; two processes share one index.
+@Suite struct StoreIndexRecoveryTests {
+    /// Builds a store of three March events and its index, then closes the index.
+    static func builtStore(_ folder: StoreFolder) throws -> (store: FolderStore, indexPath: String) {
+        let store = try StoreIndexRefreshTests.store(folder)
+        do {
+            let (index, notices, _) = try StoreIndex.open(store: store)
+            #expect(notices.isEmpty)
+            #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 3)
+        }   // the index is closed here (GRDB closes the database with its last reference)
+        let path = StoreIndex.path(for: store)
+        #expect(FileManager.default.fileExists(atPath: path))
+        return (store, path)
+    }
+
+    /// Opens the index again: it must be rebuilt, with one notice naming the file.
+    static func expectRebuilt(_ store: FolderStore, _ indexPath: String, mentioning words: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (index, notices, refresh) = try StoreIndex.open(store: store)
+        #expect(notices.count == 1, "\(notices)", sourceLocation: sourceLocation)
+        #expect(notices.first?.contains(indexPath) == true, sourceLocation: sourceLocation)
+        #expect(notices.first?.contains("built again") == true, sourceLocation: sourceLocation)
+        #expect(notices.first?.contains(words) == true, "\(notices)", sourceLocation: sourceLocation)
+        #expect(!index.isInMemory, sourceLocation: sourceLocation)
+        #expect(refresh.added == 3, sourceLocation: sourceLocation)
+        #expect(try index.candidates(window: StoreIndexRefreshTests.march).map(\.name) == ["a.ics", "b.ics", "c.ics"],
+                sourceLocation: sourceLocation)
+        // And the rebuilt file opens cleanly.
+        let (_, again, _) = try StoreIndex.open(store: store)
+        #expect(again.isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test func garbageBytesAreRebuilt() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        var random = SeededGenerator(state: 42)
+        let garbage = (0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }
+        try Data(garbage).write(to: URL(fileURLWithPath: path))
+        try Self.expectRebuilt(store, path, mentioning: "not an SQLite database")
+    }
+
+    @Test func truncatedFileIsRebuilt() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size >= 3 * 4096)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(size / 2 + 100))
+        try handle.close()
+        try Self.expectRebuilt(store, path, mentioning: "damaged")
+    }
+
+    @Test func otherFormatVersionIsRebuilt() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
+        try Self.expectRebuilt(store, path, mentioning: "format version 99")
+    }
+
+    @Test func droppedTableIsRebuilt() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "DROP TABLE item") }
+        try Self.expectRebuilt(store, path, mentioning: "expected tables")
+    }
+
+    @Test func anotherProgramsDatabaseIsRebuilt() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        try FileManager.default.removeItem(atPath: path)
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE notes (text TEXT)") }
+        try Self.expectRebuilt(store, path, mentioning: "not an OpenEventKit index")
+    }
+
+    /// As root, file permissions do not stop a write; a `.openeventkit` that is a file
+    /// stops it for anyone, like a read-only store does.
+    @Test func unwritableIndexIsKeptInMemory() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try folder.write(".openeventkit", "not a folder")
+        let store = try StoreIndexRefreshTests.store(folder)
+        let (index, notices, refresh) = try StoreIndex.open(store: store)
+        #expect(index.isInMemory)
+        #expect(notices.count == 1)
+        #expect(notices.first?.contains("kept in memory") == true, "\(notices)")
+        #expect(refresh.added == 3)
+        #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 3)
+        try folder.write("home/d.ics", StoreIndexRefreshTests.event("d", start: "20260401T090000Z"))
+        #expect(try index.refresh().added == 1)
+        #expect(try index.candidates(window: StoreIndexRefreshTests.april).map(\.name) == ["d.ics"])
+    }
+
+    @Test func twoProcessesBuildOneIndexAtOnce() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        var generator = RandomItemGenerator(seed: 99)
+        for index in 0..<1500 {
+            try folder.write("c\(index % 3)/item-\(index).ics", generator.item(index))
+        }
+        let store = try FolderStore.open(at: folder.path)
+        let processes = try (0..<2).map { _ in try StoreStress.start(["--index", folder.path]) }
+        for process in processes {
+            let errors = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
+            #expect(errors.isEmpty, "no notice: neither process found the other's index damaged")
+        }
+        let integrity = try DatabaseQueue(path: StoreIndex.path(for: store)).read {
+            try String.fetchAll($0, sql: "PRAGMA integrity_check")
+        }
+        #expect(integrity == ["ok"])
+        let (index, notices, refresh) = try StoreIndex.open(store: store)
+        #expect(notices.isEmpty)
+        #expect(refresh.isEmpty && refresh.unchanged == 1500)
+        let everything = -62_135_596_800 ..< Int64(253_402_300_799)
+        #expect(try index.candidates(window: everything).count == 1500)
+    }
+}
