@@ -157,17 +157,16 @@ extension EKEventStore {
         if kinds.contains(.todo) && mayFetch(.reminder) { allowed.insert(.reminder) }
         return lock.withLock {
             state.diagnostics = []
-            var sources: [OccurrenceQuery.Source] = []
-            for calendar in allCalendars() where calendars.map({ $0.contains(calendar) }) ?? true {
-                let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
-                guard allowed.contains(type) else { continue }
-                for origin in readItems(in: calendar.identifier) {
-                    sources.append(OccurrenceQuery.Source(calendar: origin.calendar, name: origin.key.description))
-                }
-            }
             var effectiveKinds = kinds
             if !allowed.contains(.event) { effectiveKinds.subtract([.event, .journal]) }
             if !allowed.contains(.reminder) { effectiveKinds.remove(.todo) }
+            let readable = allCalendars().filter { calendar in
+                let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
+                return allowed.contains(type) && (calendars.map { $0.contains(calendar) } ?? true)
+            }
+            let sources = itemsForQuery(in: readable.map(\.identifier), window: window, kinds: effectiveKinds).map {
+                OccurrenceQuery.Source(calendar: $0.calendar, name: $0.key.description)
+            }
             var result = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: effectiveKinds).run(sources)
             result.diagnostics = state.diagnostics + result.diagnostics
             return result

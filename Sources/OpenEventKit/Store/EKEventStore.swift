@@ -74,6 +74,13 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
 
     var state = State()
     private var watcher: StoreWatcher?
+    /// The query index (`.openeventkit/index.sqlite`), opened on the first range query.
+    var queryIndex: StoreIndex?
+    /// Whether the index must be refreshed before the next query: after this store's
+    /// commits and after the watcher saw another program change the folder.
+    var indexIsStale = true
+    /// Whether range queries use the index (package: tests compare both paths).
+    package var usesIndex = true
     /// Owner addresses compared with attendees for ``EKParticipant/isCurrentUser``.
     var currentUserAddresses: Set<String> = []
 
@@ -322,6 +329,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         let snapshot = state.snapshot
         state = State(snapshot: snapshot)
         state.snapshot = try? backend.snapshot()
+        indexIsStale = true
         postChanged(alsoToOthers: true)
     }
 
@@ -365,6 +373,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
                 return false
             }
             state.snapshot = scan.snapshot
+            if !scan.changes.isEmpty { indexIsStale = true }
             return !scan.changes.isEmpty
         }
         if changed { NotificationCenter.default.post(name: .EKEventStoreChanged, object: self) }
