@@ -474,6 +474,22 @@ package final class StoreIndex: Sendable {
         return files
     }
 
+    /// The item files whose UID is `uid` (the UID of a file's first component: a vdir item
+    /// holds one UID), sorted by collection and file name.
+    package func items(withUID uid: String) throws(StoreError) -> [ItemFile] {
+        let root = store.root
+        return try withDatabase { queue in
+            try queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT \(Self.selectedColumns) FROM item WHERE uid = ? ORDER BY collection, name",
+                                 arguments: [uid]).map { row in
+                    let collection: String = row[0], name: String = row[1]
+                    return ItemFile(collection: collection, name: name, path: root + "/" + collection + "/" + name,
+                                    identity: Self.identity(row, from: 2))
+                }
+            }
+        }
+    }
+
     /// The columns every candidate query selects: place and identity.
     private static let selectedColumns = "collection, name, device, inode, size, modificationSeconds, modificationNanoseconds"
     /// Rows of one bounded length class: class, lowest start, window end, window start, kinds.

@@ -29,16 +29,30 @@ extension EKEventStore {
     public func calendarItems(withExternalIdentifier externalIdentifier: String) -> [EKCalendarItem] {
         lock.withLock {
             var result: [EKCalendarItem] = []
-            for calendar in allCalendars() {
-                let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
-                guard mayFetchUnlockedCheck(type) else { continue }
-                for origin in readItems(in: calendar.identifier)
-                where origin.calendar.components.contains(where: { SeriesEditing.isItem($0) && $0.uid == externalIdentifier }) {
-                    if let item = firstItem(origin, calendar: calendar) { result.append(item) }
+            let readable = allCalendars().filter { calendar in
+                mayFetchUnlockedCheck(calendar.allowedEntityTypes.contains(.event) ? .event : .reminder)
+            }
+            let byIdentifier = Dictionary(uniqueKeysWithValues: readable.map { ($0.identifier, $0) })
+            for origin in itemsWithUID(externalIdentifier, in: readable.map(\.identifier))
+            where origin.calendar.components.contains(where: { SeriesEditing.isItem($0) && $0.uid == externalIdentifier }) {
+                if let calendar = byIdentifier[origin.key.collection], let item = firstItem(origin, calendar: calendar) {
+                    result.append(item)
                 }
             }
             return result
         }
+    }
+
+    /// The items of `collections` that may hold `uid` (caller holds the lock): the query
+    /// index's rows with that UID and the pending batch's items; every item without the index.
+    private func itemsWithUID(_ uid: String, in collections: [String]) -> [ItemOrigin] {
+        guard usesIndex, let index = currentIndex(), let files = try? index.items(withUID: uid) else {
+            return collections.flatMap(readItems)
+        }
+        let wanted = Set(collections)
+        var keys = files.map { ItemKey(collection: $0.collection, name: $0.name) }.filter { wanted.contains($0.collection) }
+        keys += state.itemOrder.filter { wanted.contains($0.collection) && !keys.contains($0) }
+        return keys.compactMap(readItem)
     }
 
     /// Whether a fetch may return data (the write-only upgrade prompt is shown outside the
