@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ICalKit", targets: ["ICalKit"]),
         .library(name: "OpenEventKit", targets: ["OpenEventKit"]),
+        .library(name: "OpenEventKitUI", targets: ["OpenEventKitUI"]),
         .executable(name: "ical", targets: ["ical"]),
     ],
     dependencies: [
@@ -29,6 +30,9 @@ let package = Package(
         .target(
             name: "OpenEventKit",
             dependencies: ["ICalKit"]),
+        .target(
+            name: "OpenEventKitUI",
+            dependencies: ["OpenEventKit", "ICalKit"]),
 
         // Tools
         .executableTarget(
