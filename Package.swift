@@ -55,6 +55,24 @@ let package = Package(
             dependencies: ["OpenEventKit", "ICalKit"],
             path: "Tests/StoreStress"),
 
+        // Samples: Apple's "Accessing Calendar using EventKit and EventKitUI", on a terminal
+        // (not products; `make samples` runs them).
+        .executableTarget(
+            name: "DropInLessons",
+            dependencies: ["ICalKit", "OpenEventKit", "OpenEventKitUI"],
+            path: "samples/DropInLessons",
+            exclude: ["Info.plist"]),
+        .executableTarget(
+            name: "RepeatingLessons",
+            dependencies: ["ICalKit", "OpenEventKit", "OpenEventKitUI"],
+            path: "samples/RepeatingLessons",
+            exclude: ["Info.plist"]),
+        .executableTarget(
+            name: "MonthlyEvents",
+            dependencies: ["OpenEventKit"],
+            path: "samples/MonthlyEvents",
+            exclude: ["Info.plist"]),
+
         // Tests
         .testTarget(
             name: "ICalKitTests",
@@ -62,6 +80,9 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "OpenEventKitTests",
+            dependencies: ["OpenEventKit"]),
+        .testTarget(
+            name: "SeedCodeTests",
             dependencies: ["OpenEventKit"]),
         .testTarget(
             name: "CLITests",
