@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs what the build needs when it is missing: libical-dev, tzdata, pkg-config.
+# Installs what the build needs when it is missing: libical-dev, tzdata, pkg-config, and
+# script and setsid for the samples' checks.
 # As root it runs apt-get directly; otherwise through sudo when sudo is there.
 # apt-get sometimes fails transiently (a dpkg archive it cannot read): retry once.
 set -u
@@ -10,6 +11,9 @@ if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libical 2>/d
     [ -f /usr/include/libical/ical.h ] || missing="$missing libical-dev"
 fi
 [ -f /usr/share/zoneinfo/zone.tab ] || missing="$missing tzdata"
+# script(1) and setsid(1) run the samples on a pseudo-terminal and without one (make samples).
+command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
+command -v setsid >/dev/null 2>&1 || missing="$missing util-linux"
 
 [ -z "$missing" ] && exit 0
 

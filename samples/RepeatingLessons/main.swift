@@ -179,7 +179,9 @@ if let bookNumber {
 }
 if chooseCalendar {
     guard manager.canAddEvents else {
-        print("Select calendar is available once RepeatingLessons may add events: book a lesson first.")
+        let status = manager.authorizationStatus
+        print("Select calendar is available once RepeatingLessons may add events (\(status)): "
+              + (status == .notDetermined ? "book a lesson first." : "allow it with: ical privacy grant \(bundleIdentifier) --events write-only"))
         exit(1)
     }
     manager.selectCalendar()
