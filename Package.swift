@@ -82,6 +82,9 @@ let package = Package(
             name: "OpenEventKitTests",
             dependencies: ["OpenEventKit"]),
         .testTarget(
+            name: "OpenEventKitUITests",
+            dependencies: ["OpenEventKitUI", "OpenEventKit"]),
+        .testTarget(
             name: "SeedCodeTests",
             dependencies: ["OpenEventKit"]),
         .testTarget(

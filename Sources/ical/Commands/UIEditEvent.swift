@@ -15,7 +15,8 @@ extension ICal.UI {
                 calendar (one of the store's writable event calendars); the user changes a
                 field by typing its number, then saves or cancels, or deletes an existing
                 event. Times are written 2026-12-03 18:00 (a date alone for all-day events)
-                in the event's time zone; a time zone is an IANA name or floating.
+                in the event's time zone; a time zone is an IANA name or floating, and a
+                new zone keeps the times the form shows. A new start keeps the length.
 
                 The store is opened with full access. An existing event (--event-identifier)
                 is edited only when the app itself has full access to events; otherwise the
