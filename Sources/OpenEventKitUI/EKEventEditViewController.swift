@@ -28,7 +28,7 @@ import OpenEventKit
 /// Linux: there is no UIKit. ``present()`` stands in for presenting the controller: it starts
 /// the trusted helper `ical ui edit-event`, which shows the event as a form on the terminal
 /// (`/dev/tty`), saves or deletes what the user confirms in the store, and reports the action;
-/// then the delegate is called. See the article "The editor and the chooser on a terminal".
+/// then the delegate is called. See <doc:TerminalPresentation>.
 @MainActor
 open class EKEventEditViewController: NSObject {
     /// The store the event belongs to; set it before presenting.

@@ -36,6 +36,11 @@ final class EventStoreManager {
     let end: Date
     /// The events as last listed, in start order.
     private(set) var events: [EKEvent] = []
+    /// Whether the month was listed once (changes before that, such as the access just
+    /// granted, are part of the first listing).
+    private var loaded = false
+    /// The question the user is being asked, shown again after a change is listed.
+    var pendingQuestion: String?
     private var observer: (any NSObjectProtocol)?
 
     init(from start: Date) {
@@ -69,17 +74,23 @@ final class EventStoreManager {
     }
 
     func loadEvents() {
+        loaded = true
         events = fetchEvents()
         show()
     }
 
     private func storeChanged() {
-        guard EKEventStore.authorizationStatus(for: .event) == .fullAccess else { return }
+        guard loaded, EKEventStore.authorizationStatus(for: .event) == .fullAccess else { return }
         let fresh = fetchEvents()
         guard key(fresh) != key(events) else { return }
         events = fresh
+        if pendingQuestion != nil { print("") }
         print("The calendar changed (EKEventStoreChanged):")
         show()
+        if let pendingQuestion {
+            print(pendingQuestion, terminator: "")
+            fflush(nil)
+        }
     }
 
     private func key(_ events: [EKEvent]) -> [String] {
@@ -197,10 +208,14 @@ func readLineAsync() async -> String? {
 if let toDelete {
     exit(await delete(toDelete) ? 0 : 1)
 }
+let question = "Delete which events? (numbers such as 2 5; Enter quits) "
 while true {
-    print("Delete which events? (numbers such as 2 5; Enter quits) ", terminator: "")
+    print(question, terminator: "")
     fflush(nil)
-    guard let line = await readLineAsync()?.trimmingCharacters(in: .whitespaces), !line.isEmpty else { break }
+    manager.pendingQuestion = question
+    let answer = await readLineAsync()
+    manager.pendingQuestion = nil
+    guard let line = answer?.trimmingCharacters(in: .whitespaces), !line.isEmpty else { break }
     let numbers = line.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Int($0) }
     if numbers.isEmpty {
         print("Type the events' numbers.")

@@ -172,9 +172,7 @@ func readLineAsync() async -> String? {
 }
 
 if let bookNumber {
-    if chooseCalendar && !manager.canAddEvents {
-        print("Select calendar is available once RepeatingLessons may add events; booking asks first.")
-    }
+    // Booking asks for access first; the chooser comes after, once the app may add events.
     exit(await book(bookNumber, choosing: chooseCalendar) ? 0 : 1)
 }
 if chooseCalendar {
