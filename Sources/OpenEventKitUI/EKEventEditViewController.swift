@@ -142,6 +142,8 @@ open class EKEventEditViewController: NSObject {
                 SystemHelper.report("EKEventEditViewController: the editor ended (signal \(signal)); treated as canceled")
             } else if outcome.status != 0 {
                 SystemHelper.report("EKEventEditViewController: the editor failed (exit status \(outcome.status ?? -1)); treated as canceled")
+            } else {
+                SystemHelper.report("EKEventEditViewController: the editor answered “\(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines))”; treated as canceled")
             }
             return .canceled
         }

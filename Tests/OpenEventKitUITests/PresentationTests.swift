@@ -130,7 +130,9 @@ import Testing
         editor.eventStore = store
         editor.event = event
         editor.editViewDelegate = delegate
-        editor.present()
+        let (_, messages) = ControllerMessages.capturing { editor.present() }
+
+        #expect(messages.isEmpty)
 
         #expect(delegate.actions == [.saved])
         let arguments = try #require(fixture.arguments)
@@ -161,9 +163,14 @@ import Testing
         let editor = EKEventEditViewController()
         editor.eventStore = store
         editor.editViewDelegate = delegate
-        editor.present()
+        let (_, messages) = ControllerMessages.capturing { editor.present() }
         #expect(delegate.actions == [action])
         #expect(fixture.input.contains("BEGIN:VEVENT"), "with no event, a new one is proposed")
+        switch (answer, status) {
+        case ("what?", _): #expect(messages == ["EKEventEditViewController: the editor answered “what?”; treated as canceled"])
+        case (_, 1): #expect(messages == ["EKEventEditViewController: the editor failed (exit status 1); treated as canceled"])
+        default: #expect(messages.isEmpty)
+        }
     }
 
     @Test func noHelperIsACancel() throws {
@@ -174,9 +181,10 @@ import Testing
         let editor = EKEventEditViewController()
         editor.eventStore = try fixture.appStore()
         editor.editViewDelegate = delegate
-        editor.present()
+        let (_, messages) = ControllerMessages.capturing { editor.present() }
         #expect(delegate.actions == [.canceled])
         #expect(fixture.arguments == nil)
+        #expect(messages == ["EKEventEditViewController: OPENEVENTKIT_ICAL is \(fixture.folder)/missing, which is not an executable file; the editor was canceled"])
     }
 
     @Test func cancelEditingTellsTheDelegate() throws {
@@ -206,7 +214,9 @@ import Testing
         let editor = EKEventEditViewController()
         editor.eventStore = store
         editor.event = occurrence
-        editor.present()
+        let (_, messages) = ControllerMessages.capturing { editor.present() }
+
+        #expect(messages.isEmpty)
         #expect(fixture.value(after: "--event-identifier") == occurrence.eventIdentifier)
         #expect(fixture.value(after: "--occurrence") == "2026-12-10T17:00:00Z")
         #expect(fixture.value(after: "--calendar") == (try fixture.calendar("Lessons")))
@@ -222,7 +232,9 @@ import Testing
         let editor = EKEventEditViewController()
         editor.eventStore = store
         editor.editViewDelegate = delegate
-        editor.present()
+        let (_, messages) = ControllerMessages.capturing { editor.present() }
+
+        #expect(messages.isEmpty)
         #expect(delegate.calls == ["defaultCalendar"])
         #expect(fixture.value(after: "--calendar") == (try fixture.calendar("School")))
         #expect(delegate.actions == [.saved])
@@ -237,9 +249,10 @@ import Testing
         let delegate = Recorder()
         let chooser = EKCalendarChooser(selectionStyle: .single, displayStyle: .allCalendars, eventStore: try fixture.appStore())
         chooser.delegate = delegate
-        chooser.present()
+        let (_, messages) = ControllerMessages.capturing { chooser.present() }
         #expect(delegate.calls == ["didCancel"])
         #expect(fixture.arguments == nil)
+        #expect(messages == ["EKCalendarChooser: “Lessons” (org.example.lessons) has no access to events (denied); the calendar chooser needs write-only or full access"])
     }
 
     @Test func underWriteOnlyTheAppGetsACalendarToSaveIntoButNotToRead() throws {
@@ -254,7 +267,9 @@ import Testing
         let chooser = EKCalendarChooser(selectionStyle: .multiple, displayStyle: .allCalendars, entityType: .event, eventStore: store)
         chooser.showsDoneButton = true
         chooser.delegate = delegate
-        chooser.present()
+        let (_, messages) = ControllerMessages.capturing { chooser.present() }
+
+        #expect(messages.isEmpty)
 
         #expect(delegate.calls == ["selectionDidChange", "didFinish"])
         #expect(fixture.value(after: "--selection") == "multiple", "the helper applies the write-only rules itself")
@@ -286,7 +301,9 @@ import Testing
         let chooser = EKCalendarChooser(selectionStyle: .multiple, displayStyle: .writableCalendarsOnly, eventStore: store)
         chooser.selectedCalendars = [store.defaultCalendarForNewEvents!]
         chooser.delegate = delegate
-        chooser.present()
+        let (_, messages) = ControllerMessages.capturing { chooser.present() }
+
+        #expect(messages.isEmpty)
         #expect(fixture.value(after: "--display") == "writable")
         #expect(fixture.value(after: "--selected") == "calendar")
         #expect(Set(chooser.selectedCalendars.map(\.title)) == ["Lessons", "School"])
@@ -303,7 +320,9 @@ import Testing
         let before: Set<EKCalendar> = [store.defaultCalendarForNewEvents!]
         chooser.selectedCalendars = before
         chooser.delegate = delegate
-        chooser.present()
+        let (_, messages) = ControllerMessages.capturing { chooser.present() }
+
+        #expect(messages.isEmpty)
         #expect(delegate.calls == ["didCancel"])
         #expect(chooser.selectedCalendars == before)
         #expect(chooser.selectionStyle == .single && chooser.displayStyle == .allCalendars && chooser.entityType == .event)

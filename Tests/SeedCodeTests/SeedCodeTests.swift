@@ -10,7 +10,8 @@ import Testing
 /// beforehand the way `ical privacy grant` records them, so that no system prompt is shown.
 ///
 /// The fragments use `EKEventStore()`, which opens the store named by `$OPENEVENTKIT_STORE`
-/// as the app of `AppManifest.main()`: the suite sets both, so its tests run one at a time.
+/// as the app whose Info.plist `$OPENEVENTKIT_MANIFEST` names: the suite sets both (and
+/// nothing else of the process), so its tests run one at a time.
 @Suite(.serialized) struct SeedCodeTests {
     static let appIdentifier = "org.example.seed"
 
@@ -24,10 +25,14 @@ import Testing
             path = FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString)").path
             _ = try FolderStore.open(at: path)
             setenv("OPENEVENTKIT_STORE", path, 1)
-            var usage: [AppManifest.UsageDescriptionKey: String] = [:]
-            for key in keys { usage[key] = "The seed app uses this for \(key.rawValue)." }
-            AppManifest.useAsMain(AppManifest(bundleIdentifier: SeedCodeTests.appIdentifier, displayName: "Seed",
-                                              usageDescriptions: usage))
+            var plist = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>\n"
+            plist += "<key>CFBundleIdentifier</key><string>\(SeedCodeTests.appIdentifier)</string>\n"
+            for key in keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                plist += "<key>\(key.rawValue)</key><string>The seed app uses this for \(key.rawValue).</string>\n"
+            }
+            let manifest = path + "-Info.plist"
+            try Data((plist + "</dict></plist>\n").utf8).write(to: URL(fileURLWithPath: manifest))
+            setenv("OPENEVENTKIT_MANIFEST", manifest, 1)
             try record(events: events, reminders: reminders, upgradeDeclined: upgradeDeclined)
         }
 
@@ -58,11 +63,12 @@ import Testing
             return store.events(matching: store.predicateForEvents(withStart: start, end: end, calendars: nil))
         }
 
-        /// Puts the process back: no default store, no main manifest, the folder gone.
+        /// Puts the process back: no default store, no manifest, the files gone.
         func remove() {
             unsetenv("OPENEVENTKIT_STORE")
-            AppManifest.useAsMain(nil)
+            unsetenv("OPENEVENTKIT_MANIFEST")
             try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + "-Info.plist")
         }
     }
 

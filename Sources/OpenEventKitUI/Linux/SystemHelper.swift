@@ -7,6 +7,7 @@ import Musl
 #endif
 import Foundation
 import OpenEventKit
+import Synchronization
 
 /// The trusted helper process behind the EventKitUI controllers: `ical ui edit-event` and
 /// `ical ui choose-calendar`. Linux-only.
@@ -170,9 +171,34 @@ enum SystemHelper {
         func get() -> ([UInt8], Int32) { lock.withLock { (output, status) } }
     }
 
-    /// Writes a line on standard error, prefixed with the controller's name.
+    /// Writes a line on standard error (or to the capture of ``ControllerMessages``).
     static func report(_ text: String) {
+        if ControllerMessages.record(text) { return }
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// The reasons the controllers give on standard error (no terminal, no access, no helper),
+/// captured instead while tests run ``capturing(_:)``, so they can be checked and do not reach
+/// the test process's standard error.
+package enum ControllerMessages {
+    private static let captured = Mutex<[String]?>(nil)
+
+    /// Runs `body` with the messages captured; returns its result and the messages.
+    package static func capturing<T>(_ body: () throws -> T) rethrows -> (T, [String]) {
+        captured.withLock { $0 = [] }
+        defer { captured.withLock { $0 = nil } }
+        let result = try body()
+        return (result, captured.withLock { $0 ?? [] })
+    }
+
+    /// Keeps `text` when capturing; false when the message should go to standard error.
+    static func record(_ text: String) -> Bool {
+        captured.withLock { messages in
+            guard messages != nil else { return false }
+            messages!.append(text)
+            return true
+        }
     }
 }
 
