@@ -4,7 +4,7 @@ import OpenEventKit
 /// The system's calendar chooser: the user picks one calendar or several.
 ///
 /// With full access the chooser lists the calendars as ``displayStyle`` asks and returns the
-/// real ``EKCalendar`` objects. Under write-only access, as on Apple's systems, it ignores
+/// real `EKCalendar` objects. Under write-only access, as on Apple's systems, it ignores
 /// the requested styles: it lists the writable event calendars, lets the user pick one, and
 /// hands back the store's write-only calendar (`defaultCalendarForNewEvents`), which the app
 /// can save events into (they land in the calendar the user picked) but cannot read. Without

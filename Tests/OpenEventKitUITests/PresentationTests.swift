@@ -329,6 +329,21 @@ import Testing
         #expect(!chooser.showsDoneButton && !chooser.showsCancelButton, "EventKitUI's defaults")
     }
 
+    @Test func aChooserClosedWithoutButtonsReportsOnlyTheSelection() throws {
+        let fixture = try Fixture(answer: "closed\\ncalendar")
+        defer { fixture.remove() }
+        try fixture.grant(.fullAccess)
+        let store = try fixture.appStore()
+        let delegate = Recorder()
+        let chooser = EKCalendarChooser(selectionStyle: .single, displayStyle: .allCalendars, eventStore: store)
+        chooser.delegate = delegate
+        let (_, messages) = ControllerMessages.capturing { chooser.present() }
+        #expect(messages.isEmpty)
+        #expect(delegate.calls == ["selectionDidChange"], "neither Done nor Cancel was offered")
+        #expect(chooser.selectedCalendars.map(\.calendarIdentifier) == ["calendar"])
+        #expect(fixture.arguments?.contains("--done-button") == false)
+    }
+
     // MARK: Shapes
 
     @Test func rawValuesAreEventKitUIs() {
