@@ -240,6 +240,23 @@ import Testing
         #expect(delegate.actions == [.saved])
     }
 
+    @Test func underWriteOnlyTheEditorStartsInTheChosenCalendar() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        try fixture.grant(.writeOnly)
+        let store = try fixture.appStore()
+        store.writeOnlyTarget = try fixture.calendar("School")     // as the chooser leaves it
+        let event = lesson(in: store)
+        event.calendar = store.defaultCalendarForNewEvents             // the write-only calendar
+        let editor = EKEventEditViewController()
+        editor.eventStore = store
+        editor.event = event
+        let (_, messages) = ControllerMessages.capturing { editor.present() }
+        #expect(messages.isEmpty)
+        #expect(fixture.value(after: "--calendar") == (try fixture.calendar("School")))
+        #expect(fixture.arguments?.contains("--event-identifier") == false)
+    }
+
     // MARK: The chooser
 
     @Test func withoutAccessTheChooserCancelsWithoutAHelper() throws {
