@@ -1,7 +1,8 @@
 # OpenEventKit
 #
 #   make demo         install what is missing, build, run `ical` on the sample calendars
-#   make test         install what is missing, build, run every test (what CI runs)
+#   make test         install what is missing, build, run every test, then the samples (what CI runs)
+#   make samples      build and run the sample apps (samples/) against a temporary store, check their output
 #   make deps         install libical-dev, libsqlite3-dev, tzdata and pkg-config when missing (apt-get, retried once)
 #   make build        debug build
 #   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
@@ -14,7 +15,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?=
 FUZZ_SECONDS ?= 600
 
-.PHONY: default demo test deps build release bench fuzz conformance docs clean
+.PHONY: default demo test samples deps build release bench fuzz conformance docs clean
 
 default: test
 
@@ -29,6 +30,10 @@ release: deps
 
 test: deps
 	TZ=UTC LC_ALL=C.UTF-8 $(SWIFT) test $(SWIFT_FLAGS)
+	@sh scripts/samples.sh
+
+samples: deps
+	@sh scripts/samples.sh
 
 demo: deps
 	@sh scripts/demo.sh

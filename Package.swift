@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ICalKit", targets: ["ICalKit"]),
         .library(name: "OpenEventKit", targets: ["OpenEventKit"]),
+        .library(name: "OpenEventKitUI", targets: ["OpenEventKitUI"]),
         .executable(name: "ical", targets: ["ical"]),
     ],
     dependencies: [
@@ -33,6 +34,9 @@ let package = Package(
                 "ICalKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        .target(
+            name: "OpenEventKitUI",
+            dependencies: ["OpenEventKit", "ICalKit"]),
 
         // Tools
         .executableTarget(
@@ -59,6 +63,23 @@ let package = Package(
             name: "store-bench",
             dependencies: ["OpenEventKit", "ICalKit"],
             path: "Tests/StoreBench"),
+        // Samples: Apple's "Accessing Calendar using EventKit and EventKitUI", on a terminal
+        // (not products; `make samples` runs them).
+        .executableTarget(
+            name: "DropInLessons",
+            dependencies: ["ICalKit", "OpenEventKit", "OpenEventKitUI"],
+            path: "samples/DropInLessons",
+            exclude: ["Info.plist"]),
+        .executableTarget(
+            name: "RepeatingLessons",
+            dependencies: ["ICalKit", "OpenEventKit", "OpenEventKitUI"],
+            path: "samples/RepeatingLessons",
+            exclude: ["Info.plist"]),
+        .executableTarget(
+            name: "MonthlyEvents",
+            dependencies: ["OpenEventKit"],
+            path: "samples/MonthlyEvents",
+            exclude: ["Info.plist"]),
 
         // Tests
         .testTarget(
@@ -71,6 +92,12 @@ let package = Package(
                 "OpenEventKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        .testTarget(
+            name: "OpenEventKitUITests",
+            dependencies: ["OpenEventKitUI", "OpenEventKit"]),
+        .testTarget(
+            name: "SeedCodeTests",
+            dependencies: ["OpenEventKit"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["ICalKit"],

@@ -99,10 +99,15 @@ import Testing
         let zone = try ICalRunner.run(["query", "--at", "2026", "--tz", "Mars/Olympus", "x.ics"], in: samples)
         #expect(zone.status == 2)
         #expect(zone.stderr == "ical: unknown time zone 'Mars/Olympus' (use an IANA name such as Europe/Berlin)\n")
-        // No input: the store is queried, as ical, which has no access yet (HOME is a fresh folder).
-        let store = try ICalRunner.run(["query", "--at", "2026"], in: samples)
-        #expect(store.status == 77)
-        #expect(store.stderr.hasPrefix("ical: querying the store needs full access to events; org.openeventkit.ical has notDetermined."))
+        // No input is the store (since the store commands), queried as ical under its access:
+        // denied here, so the guidance and 77 without a prompt.
+        let storeFolder = try TemporaryFolder()
+        defer { storeFolder.remove() }
+        let store = storeFolder.url.appendingPathComponent("store").path
+        _ = try ICalRunner.run(["privacy", "revoke", "org.openeventkit.ical", "--store", store])
+        let missing = try ICalRunner.run(["query", "--at", "2026", "--store", store], in: samples)
+        #expect(missing.status == 77)
+        #expect(missing.stderr.contains("ical privacy grant org.openeventkit.ical --events full"), "\(missing.stderr)")
         let storeAndFiles = try ICalRunner.run(["query", "--at", "2026", "--store", "/tmp/x", "x.ics"], in: samples)
         #expect(storeAndFiles.status == 64)
         let both = try ICalRunner.run(["query", "--at", "2026", "--between", "2026", "2027", "x.ics"], in: samples)

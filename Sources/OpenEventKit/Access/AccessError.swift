@@ -1,10 +1,12 @@
+import Foundation
+
 /// An error about access that EventKit has no code for: the app's manifest, a request the
 /// manifest does not allow, or the store's records of the user's decisions.
 ///
 /// Linux-only. Where EventKit has a code (a save without access is
 /// ``EKError/Code/eventStoreNotAuthorized``), the store throws ``EKError`` instead.
 /// ``description`` says what went wrong, the file involved and what to do.
-public struct AccessError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct AccessError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The kind of problem: an open set, so a new code never breaks a `switch` elsewhere.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The code's name.
@@ -56,6 +58,9 @@ public struct AccessError: Error, Sendable, Hashable, CustomStringConvertible {
         self.key = key
         self.remedy = remedy
     }
+
+    /// The same as ``description``, so `localizedDescription` says what went wrong.
+    public var errorDescription: String? { description }
 
     /// `PATH: MESSAGE; REMEDY`, on one line.
     public var description: String {

@@ -13,7 +13,7 @@ public class EKCalendar: EKObject {
     /// Whether the calendar exists in the store (or in the pending batch).
     var isSaved: Bool
     /// The write-only virtual calendar (TN3153), which stands for no real calendar.
-    let isVirtual: Bool
+    package let isVirtual: Bool
     private(set) var savedTitle: String
     private(set) var savedColor: String?
     var titleValue: String

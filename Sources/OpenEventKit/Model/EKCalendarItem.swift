@@ -17,11 +17,14 @@ struct ItemOrigin {
 /// express (a second RRULE, RDATEs, ATTACH, X- properties and parameters) is written back as
 /// it was read.
 public class EKCalendarItem: EKObject {
-    let eventStore: EKEventStore
+    /// The store the item belongs to (package: EventKitUI checks that an event it is given
+    /// belongs to the editor's store).
+    package let eventStore: EKEventStore
     /// The file the item was read from, nil for a new item.
     var origin: ItemOrigin?
-    /// The working copy of the component, with local edits.
-    var component: Component
+    /// The working copy of the component, with local edits (package: the EventKitUI
+    /// helpers pass a proposed event between processes as iCalendar text).
+    package var component: Component
     /// The component as fetched or created, for `rollback()` and change detection.
     var original: Component
     var assignedCalendar: EKCalendar?

@@ -83,7 +83,9 @@ extension EKEventStore {
 
     /// The write-only virtual calendar: it stands for no real calendar; events saved into it
     /// land in the calendar the user chose in the calendar chooser, else the default one.
-    func virtualCalendar() -> EKCalendar {
+    /// (package: EventKitUI hands it out as "the user's default calendar" to an app that
+    /// cannot see real calendars.)
+    package func virtualCalendar() -> EKCalendar {
         EKCalendar(eventStore: self, identifier: Self.virtualCalendarIdentifier, title: "Calendar", color: nil,
                    entityMask: .event, source: virtualSourceObject, isSaved: true, isVirtual: true, writable: true)
     }

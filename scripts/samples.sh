@@ -1,0 +1,156 @@
+#!/bin/sh
+# make samples: build the three sample apps (samples/) and run them as a new user would,
+# against a temporary store, with the user's decisions recorded beforehand through
+# `ical privacy` and the system editor and chooser answered on a pseudo-terminal (`script`).
+# Each run's output is compared with scripts/samples-expected/NAME.txt, and the store is
+# checked with `ical query`; any difference fails. SAMPLES_UPDATE=1 rewrites the expected
+# files instead (then review them with git diff).
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+EXPECTED="$ROOT/scripts/samples-expected"
+
+swift build
+BIN=$(swift build --show-bin-path)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT INT TERM
+
+# A pinned world: the store, the zone, the locale; the editor is the ical just built; no
+# manifest from the caller's environment (each sample uses the Info.plist in its folder).
+export OPENEVENTKIT_STORE="$WORK/store" OPENEVENTKIT_ICAL="$BIN/ical" TZ=Europe/Berlin LC_ALL=C.UTF-8
+unset OPENEVENTKIT_MANIFEST XDG_DATA_HOME 2>/dev/null || true
+ICAL="$BIN/ical"
+failures=0
+
+# check NAME FILE: compares FILE with the expected output NAME.
+check() {
+    if [ "${SAMPLES_UPDATE:-}" = 1 ]; then
+        cp "$2" "$EXPECTED/$1.txt"
+        echo "samples: updated $1"
+    elif diff -u "$EXPECTED/$1.txt" "$2" > "$WORK/diff"; then
+        echo "samples: $1 ok"
+    else
+        echo "samples: $1 differs from scripts/samples-expected/$1.txt:"
+        cat "$WORK/diff"
+        failures=$((failures + 1))
+    fi
+}
+
+# expect NAME TEXT COMMAND...: the command's output (stdout and stderr) contains TEXT.
+expect() {
+    name=$1 text=$2
+    shift 2
+    if "$@" > "$WORK/out" 2>&1 && grep -q -F -- "$text" "$WORK/out"; then
+        echo "samples: $name ok"
+    else
+        echo "samples: $name: expected '$text' in the output of: $*"
+        cat "$WORK/out"
+        failures=$((failures + 1))
+    fi
+}
+
+# absent NAME TEXT COMMAND...: the command succeeds and its output does not contain TEXT.
+absent() {
+    name=$1 text=$2
+    shift 2
+    if "$@" > "$WORK/out" 2>&1 && ! grep -q -F -- "$text" "$WORK/out"; then
+        echo "samples: $name ok"
+    else
+        echo "samples: $name: did not expect '$text' in the output of: $*"
+        cat "$WORK/out"
+        failures=$((failures + 1))
+    fi
+}
+
+# alone NAME COMMAND...: runs the command with no terminal at all (a new session, standard
+# input empty), as CI or a service would, and checks its output and exit status.
+alone() {
+    name=$1
+    shift
+    status=0
+    setsid -w "$@" < /dev/null > "$WORK/$name.txt" 2>&1 || status=$?
+    echo "exit status $status" >> "$WORK/$name.txt"
+    check "$name" "$WORK/$name.txt"
+}
+
+# on_terminal NAME COMMAND < SCRIPT: runs COMMAND on a pseudo-terminal; SCRIPT's lines are
+# "text to wait for|line to type". The transcript (what the user saw) is checked.
+on_terminal() {
+    name=$1 command=$2
+    out="$WORK/$name.raw"
+    : > "$out"
+    rm -f "$WORK/fifo"
+    mkfifo "$WORK/fifo"
+    timeout 120 script -qfec "$command" /dev/null < "$WORK/fifo" > "$out" 2>&1 &
+    pid=$!
+    exec 3> "$WORK/fifo"
+    offset=0
+    while IFS='|' read -r wait answer; do
+        tries=0
+        until tail -c +$((offset + 1)) "$out" | grep -q -F -- "$wait"; do
+            tries=$((tries + 1))
+            if [ $tries -gt 600 ]; then echo "samples: $name: no '$wait' on the terminal after 30 s"; break; fi
+            sleep 0.05
+        done
+        offset=$(wc -c < "$out")
+        printf '%s\n' "$answer" >&3
+    done
+    exec 3>&-
+    status=0
+    wait $pid || status=$?
+    tr -d '\r' < "$out" > "$WORK/$name.txt"
+    echo "exit status $status" >> "$WORK/$name.txt"
+    check "$name" "$WORK/$name.txt"
+}
+
+echo "== the user's calendars: School and Choir (imported), Lessons (empty)"
+"$ICAL" privacy grant org.openeventkit.ical --events full --reminders full > /dev/null
+"$ICAL" calendars create School > /dev/null
+"$ICAL" calendars create Choir > /dev/null
+"$ICAL" calendars create Lessons > /dev/null
+"$ICAL" import samples/calendars/monthly-events.ics --calendar School > /dev/null
+"$ICAL" import samples/calendars/google-export.ics --calendar Choir > /dev/null
+
+echo "== DropInLessons: no access, the system's editor"
+alone dropin-list "$BIN/DropInLessons" --list
+alone dropin-no-terminal "$BIN/DropInLessons" --book 1
+on_terminal dropin-save "$BIN/DropInLessons --book 2" <<'SCRIPT'
+> |1
+keeps it|Sight-reading (drop-in)
+> |8
+(a number)|3
+> |s
+SCRIPT
+on_terminal dropin-cancel "$BIN/DropInLessons --book 3" <<'SCRIPT'
+> |c
+SCRIPT
+expect dropin-saved-in-lessons "Sight-reading (drop-in)" "$ICAL" query --at 2026-12-10 --calendar Lessons
+absent dropin-canceled-not-saved "ensemble" "$ICAL" query --at 2026-12-17
+absent dropin-no-terminal-not-saved "jazz harmony" "$ICAL" query --at 2026-12-03
+
+echo "== RepeatingLessons: write-only access, the calendar chooser"
+alone repeating-undecided "$BIN/RepeatingLessons" --book 1
+"$ICAL" privacy grant org.openeventkit.samples.RepeatingLessons --events write-only > /dev/null
+on_terminal repeating-book "$BIN/RepeatingLessons --book 1 --choose-calendar" <<'SCRIPT'
+> |3
+> |d
+SCRIPT
+expect repeating-in-lessons "Piano lesson – grade 3 (Émilie)" "$ICAL" query --at 2026-12-14 --calendar Lessons
+"$ICAL" privacy revoke org.openeventkit.samples.RepeatingLessons > /dev/null
+alone repeating-denied-chooser "$BIN/RepeatingLessons" --choose-calendar
+
+echo "== MonthlyEvents: full access, EKEventStoreChanged, deleting"
+"$ICAL" privacy revoke org.openeventkit.samples.MonthlyEvents > /dev/null
+alone monthly-denied "$BIN/MonthlyEvents" --from 2026-12-01
+"$ICAL" privacy grant org.openeventkit.samples.MonthlyEvents --events full > /dev/null
+alone monthly-list "$BIN/MonthlyEvents" --from 2026-12-01 --list
+alone monthly-delete "$BIN/MonthlyEvents" --from 2026-12-01 --delete 3,7
+alone monthly-after "$BIN/MonthlyEvents" --from 2026-12-01 --list
+absent monthly-deleted-occurrence "Student recital day" "$ICAL" query --at 2026-12-05
+expect monthly-kept-series "Student recital day" "$ICAL" query --at 2027-01-02
+
+if [ "$failures" -ne 0 ]; then
+    echo "samples: $failures check(s) failed"
+    exit 1
+fi
+echo "samples: all checks passed"
