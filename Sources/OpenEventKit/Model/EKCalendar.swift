@@ -7,7 +7,8 @@ import Foundation
 /// `store.json`; a folder another program wrote holds events unless it is the store's
 /// default reminder list. EventKit creates single-type calendars only, and so does this.
 public class EKCalendar: EKObject {
-    unowned let eventStore: EKEventStore
+    /// Strong, as for items: a calendar kept after its store was let go still refreshes.
+    let eventStore: EKEventStore
     /// The collection's folder name; for a new calendar, the one it will get.
     let identifier: String
     /// Whether the calendar exists in the store (or in the pending batch).

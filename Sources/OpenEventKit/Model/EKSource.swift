@@ -4,7 +4,8 @@ import Foundation
 /// with write-only access sees one virtual source instead, which holds only the virtual
 /// calendar (TN3153). Apps never create sources.
 public class EKSource: EKObject {
-    unowned let eventStore: EKEventStore
+    /// Weak: the store keeps its sources; a source outlived by its store has no calendars.
+    weak var eventStore: EKEventStore?
     let isVirtual: Bool
 
     init(eventStore: EKEventStore, isVirtual: Bool) {
@@ -28,7 +29,8 @@ public class EKSource: EKObject {
     /// The calendars of this source that hold an entity type (the virtual calendar only,
     /// under write-only access).
     public func calendars(for entityType: EKEntityType) -> Set<EKCalendar> {
-        Set(eventStore.calendars(for: entityType).filter { $0.source === self || $0.source.sourceIdentifier == sourceIdentifier })
+        guard let eventStore else { return [] }
+        return Set(eventStore.calendars(for: entityType).filter { $0.source === self || $0.source.sourceIdentifier == sourceIdentifier })
     }
 
     /// Every calendar of this source.

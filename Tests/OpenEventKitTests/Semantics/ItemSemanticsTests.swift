@@ -163,6 +163,14 @@ import OpenEventKit
         #expect(test.files(in: "calendar").isEmpty)
     }
 
+    @Test func aCalendarOutlivesTheStoreItCameFrom() throws {
+        let test = try TestStore()
+        let calendar = try #require(try test.another().calendars(for: .event).first)
+        #expect(calendar.refresh())
+        #expect(calendar.title == "Calendar")
+        #expect(calendar.source.calendars(for: .event).count == 1)
+    }
+
     @Test func requestsAreAnsweredFromTheStoresAuthority() async throws {
         let test = try TestStore(events: .fullAccess, reminders: .denied)
         #expect(try await test.store.requestFullAccessToEvents())
