@@ -6,6 +6,7 @@ import Musl
 #error("Unsupported Platform")
 #endif
 import Foundation
+import OpenEventKit
 
 /// The user's terminal for the trusted helpers (`ical ui ...`): the controlling terminal,
 /// `/dev/tty`, never standard input or output, which belong to the app that started the
@@ -46,47 +47,13 @@ final class TerminalSession {
 
     /// Writes text as it is (newlines become CR LF through the terminal's output mode).
     func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        TerminalIO.write(text, to: descriptor)
     }
 
     /// Shows `prompt` and reads one line (without its line end, surrounding spaces removed);
     /// nil at end of file (Ctrl-D), when the terminal hangs up or when the time is up.
     func ask(_ prompt: String) -> String? {
         write(prompt)
-        var bytes: [UInt8] = []
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(remaining * 1000, Double(Int32.max))))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if ready == 0 { return nil }
-            var byte: UInt8 = 0
-            let count = read(descriptor, &byte, 1)
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return nil
-            }
-            if count == 0 {
-                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            }
-            if byte == 0x0A || byte == 0x0D {
-                return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            }
-            if bytes.count < 4096 { bytes.append(byte) }
-        }
+        return TerminalIO.readLine(from: descriptor, timeout: timeout, limit: 4096)?.trimmingCharacters(in: .whitespaces)
     }
 }

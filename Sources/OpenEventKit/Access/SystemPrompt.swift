@@ -128,43 +128,12 @@ package struct TerminalPrompt: SystemPrompt {
     }
 
     private func send(_ text: String, to descriptor: Int32) -> Bool {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
+        TerminalIO.write(text, to: descriptor)
     }
 
     /// One line, or nil at end of file, on an error or when the time is up.
     private func readLine(from descriptor: Int32) -> String? {
-        var bytes: [UInt8] = []
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(remaining * 1000, Double(Int32.max))))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if ready == 0 { return nil }
-            var byte: UInt8 = 0
-            let count = read(descriptor, &byte, 1)
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return nil
-            }
-            if count == 0 { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == 0x0A || byte == 0x0D { return String(decoding: bytes, as: UTF8.self) }
-            if bytes.count < 256 { bytes.append(byte) }
-        }
+        TerminalIO.readLine(from: descriptor, timeout: timeout, limit: 256)
     }
 }
 
