@@ -34,10 +34,16 @@ extension EKEventStore {
     /// - Parameter progress: called with (items staged, items in all) as the batch is built.
     public func importCalendars(_ calendars: [Component], into calendar: EKCalendar? = nil,
                                 progress: ((Int, Int) -> Void)? = nil) throws -> EKImportReport {
-        var groups: [(uid: String, components: [Component], source: Component)] = []
+        var groups: [(uid: String, components: [Component], source: Int)] = []
         var indexByUID: [String: Int] = [:]
         var report = EKImportReport()
-        for source in calendars {
+        // Each source's VTIMEZONEs by TZID, and its CALSCALE, looked up once.
+        let zonesBySource: [[String: Component]] = calendars.map { source in
+            Dictionary(source.components.filter { $0.matches(.timeZone) }.map {
+                ($0[.timeZoneIdentifier]?.trimmingCharacters(in: .whitespaces) ?? "", $0)
+            }, uniquingKeysWith: { first, _ in first })
+        }
+        for (sourceIndex, source) in calendars.enumerated() {
             for var component in source.components where SeriesEditing.isItem(component) {
                 if component.uid?.isEmpty ?? true {
                     component.uid = StableHash(ICalWriter().bytes(component)).uuidText + "@openeventkit"
@@ -48,7 +54,7 @@ extension EKEventStore {
                     groups[index].components.append(component)
                 } else {
                     indexByUID[uid] = groups.count
-                    groups.append((uid, [component], source))
+                    groups.append((uid, [component], sourceIndex))
                 }
             }
         }
@@ -57,9 +63,11 @@ extension EKEventStore {
         if needsEvents && level(.event) == .none { throw notAuthorized(.event, "importing events") }
         if needsReminders && level(.reminder) != .full { throw notAuthorized(.reminder, "importing reminders") }
         try performChange(commit: true) { () throws(EKError) in
-            for (position, group) in groups.enumerated() {
-                let isReminder = group.components.allSatisfy { $0.matches(.todo) }
-                let entityType: EKEntityType = isReminder ? .reminder : .event
+            // The target of each kind, and the files already in it, are looked up once.
+            var targets: [EKEntityType: String] = [:]
+            var existing: [String: [String: FileIdentity]] = [:]
+            func collection(for entityType: EKEntityType, uid: String) throws(EKError) -> String {
+                if let known = targets[entityType] { return known }
                 let fallback = entityType == .event
                     ? (level(.event) == .writeOnly ? virtualCalendar() : defaultCalendar(for: .event))
                     : defaultCalendar(for: .reminder)
@@ -67,27 +75,37 @@ extension EKEventStore {
                 if let calendar, calendar.allowedEntityTypes.contains(entityType.mask) {
                     target = calendar
                 } else if let calendar, entityType == .event {
-                    throw EKError(.calendarDoesNotAllowEvents, "calendar '\(calendar.titleValue)' takes no events (UID \(group.uid))")
+                    throw EKError(.calendarDoesNotAllowEvents, "calendar '\(calendar.titleValue)' takes no events (UID \(uid))")
                 } else if let fallback {
                     target = fallback   // to-dos go to the default reminder list when the calendar takes events
                 } else {
-                    throw EKError(.noCalendar, "the store has no calendar for \(isReminder ? "reminders" : "events")")
+                    throw EKError(.noCalendar, "the store has no calendar for \(entityType == .reminder ? "reminders" : "events")")
                 }
-                let collection = try targetCollection(for: target, entityType: entityType)
+                let identifier = try targetCollection(for: target, entityType: entityType)
+                targets[entityType] = identifier
+                if existing[identifier] == nil {
+                    let files = (try? backend?.items(in: identifier)) ?? []
+                    existing[identifier] = Dictionary(files.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
+                }
+                return identifier
+            }
+            for (position, group) in groups.enumerated() {
+                let isReminder = group.components.allSatisfy { $0.matches(.todo) }
+                let entityType: EKEntityType = isReminder ? .reminder : .event
+                let collection = try collection(for: entityType, uid: group.uid)
                 var item = Component.calendar(productIdentifier: Self.productIdentifier)
-                if let scale = group.source.property(.calendarScale) { item.setProperty(scale) }
-                let used = Set(group.components.flatMap(Self.timeZoneIdentifiers))
-                item.components = group.source.components.filter {
-                    $0.matches(.timeZone) && used.contains($0[.timeZoneIdentifier]?.trimmingCharacters(in: .whitespaces) ?? "")
-                } + group.components
+                if let scale = calendars[group.source].property(.calendarScale) { item.setProperty(scale) }
+                let used = Set(group.components.flatMap(Self.timeZoneIdentifiers)).sorted()
+                item.components = used.compactMap { zonesBySource[group.source][$0] } + group.components
                 item = withTimeZones(item)
                 let key = ItemKey(collection: collection, name: ItemFileName.forUID(group.uid))
-                if let existing = state.items[key].map({ $0.content.map { ItemOrigin(key: key, identity: nil, calendar: $0) } }) ?? readItem(key) {
+                let onDisk = existing[collection]?[key.name]
+                if onDisk != nil || state.items[key]?.content != nil {
                     guard level(entityType) == .full else {
                         throw EKError(.eventStoreNotAuthorized,
                                       "UID \(group.uid) is already in calendar '\(collection)'; replacing it needs full access")
                     }
-                    stage(key, content: item, expecting: existing.identity.map { .identity($0) } ?? .absent)
+                    stage(key, content: item, expecting: onDisk.map { .identity($0) } ?? .absent)
                     report.updated += 1
                 } else {
                     stage(key, content: item, expecting: .absent)

@@ -144,8 +144,11 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         super.init()
         if let backend {
             StoreRegistry.register(self, root: backend.root)
-            state.snapshot = try? backend.snapshot()
-            watcher = StoreWatcher(root: backend.root) { [weak self] in self?.checkForExternalChanges() }
+            // The change scan's baseline is taken on the watcher's thread, not here: it lists
+            // every item, which a short-lived process (one `ical query`) never needs.
+            watcher = StoreWatcher(root: backend.root, start: { [weak self] in self?.takeBaseline() }) { [weak self] certain in
+                self?.checkForExternalChanges(certain: certain)
+            }
         }
     }
 
@@ -326,11 +329,36 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         for calendar in state.calendarObjects.values {
             calendar.markSaved(title: calendar.titleValue, color: calendar.colorValue)
         }
-        let snapshot = state.snapshot
+        let snapshot = state.snapshot.map { patched($0, after: state, result: result, backend: backend) }
         state = State(snapshot: snapshot)
-        state.snapshot = try? backend.snapshot()
         indexIsStale = true
         postChanged(alsoToOthers: true)
+    }
+
+    /// The change scan's baseline after this store's own commit: the files it wrote and
+    /// removed, so the scan does not report them as another program's (and no listing of
+    /// the whole folder is needed).
+    private func patched(_ snapshot: StoreSnapshot, after committed: State, result: CommitResult, backend: FolderStore) -> StoreSnapshot {
+        var snapshot = snapshot
+        func metadata(_ identifier: String) -> [FileIdentity?] {
+            let folder = backend.root + "/" + identifier
+            return [(try? StoreSystem.identity(folder + "/displayname")) ?? nil, (try? StoreSystem.identity(folder + "/color")) ?? nil]
+        }
+        for change in committed.calendarChanges {
+            switch change {
+            case .create(let identifier, _, _, _):
+                snapshot.collections[identifier] = StoreSnapshot.Collection(metadata: metadata(identifier), items: [:])
+            case .update(let identifier, _, _):
+                snapshot.collections[identifier]?.metadata = metadata(identifier)
+            case .delete(let identifier):
+                snapshot.collections[identifier] = nil
+            }
+        }
+        for key in committed.itemOrder {
+            guard let staged = committed.items[key] else { continue }
+            snapshot.collections[key.collection]?.items[key.name] = staged.content == nil ? nil : result.identities[key]
+        }
+        return snapshot
     }
 
     /// Forgets every pending change and a failed commit, as a new store would.
@@ -364,13 +392,28 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         NotificationCenter.default.post(name: .EKEventStoreChanged, object: self)
     }
 
+    /// Records the folder's state as the baseline of later change scans, unless a scan did.
+    func takeBaseline() {
+        guard let backend, let snapshot = try? backend.snapshot() else { return }
+        lock.withLock { if state.snapshot == nil { state.snapshot = snapshot } }
+    }
+
     /// Scans the folder; posts the notification when anything changed since the last look.
-    func checkForExternalChanges() {
+    ///
+    /// - Parameter certain: the watcher knows something changed (since before the baseline was
+    ///   taken): post even when the scan finds no difference.
+    func checkForExternalChanges(certain: Bool = false) {
         guard let backend else { return }
         let changed: Bool = lock.withLock {
             guard let earlier = state.snapshot, let scan = try? backend.scanChanges(since: earlier) else {
                 state.snapshot = try? backend.snapshot()
-                return false
+                if certain { indexIsStale = true }
+                return certain
+            }
+            if certain {
+                state.snapshot = scan.snapshot
+                indexIsStale = true
+                return true
             }
             state.snapshot = scan.snapshot
             if !scan.changes.isEmpty { indexIsStale = true }
