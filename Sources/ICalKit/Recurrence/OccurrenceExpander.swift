@@ -45,6 +45,12 @@ final class CandidateStream {
             // without building a libical iterator (DTSTART is its own source above).
             if let untilLimit, untilLimit < lowLocal { continue }
             if dtstart > highLocal { continue }
+            // Likewise a rule whose COUNT surely runs out before the span, when counting its
+            // instances from DTSTART could not reach the step budget (a lone rule only, so
+            // no other rule's share of the budget changes).
+            if series.rules.count == 1, let count = rule.count, count + 64 < meter.remainingSteps,
+               let bound = rule.countedEndBound(from: dtstart), bound < lowLocal,
+               bound.secondsSinceEpoch - dtstart.secondsSinceEpoch < meter.budget.maximumSpan { continue }
             let jump: LocalDateTime? = rule.count == nil && lowLocal > dtstart ? lowLocal : nil
             let iterationStart = jump ?? dtstart
             let budget = meter.budget
