@@ -79,11 +79,16 @@ public struct OccurrenceQuery: Sendable {
         for source in sources {
             let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
             diagnostics += resolver.diagnostics
-            let components = source.calendar.components.filter { kinds.contains($0.kind) }
-            let sets = RecurrenceSet.grouping(components, zoneLookup: { resolver.resolve($0)?.rules })
-            for set in sets {
-                let recurring = set.master.map { !$0.properties(.recurrenceRule).isEmpty || !$0.properties(.recurrenceDates).isEmpty } ?? false
-                    || !set.overrides.isEmpty
+            let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
+            for group in RecurrenceSet.groupedEntries(source.calendar.components, kinds: kinds) {
+                // Most components of a large calendar are single events far from the window:
+                // skip them before building a set, an expander and candidate streams.
+                if group.count == 1,
+                   RecurrenceSet.loneComponentMisses(group[0], window: window, floatingZone: floatingZone, zoneLookup: lookup) {
+                    continue
+                }
+                let set = RecurrenceSet(entries: group, zoneLookup: lookup)
+                let recurring = set.masterRecurs || !set.overrides.isEmpty
                 let expansion = set.expand(in: window, floatingZone: floatingZone, budget: budget)
                 if let truncation = expansion.truncation {
                     diagnostics.append(Diagnostic(
@@ -102,12 +107,17 @@ public struct OccurrenceQuery: Sendable {
                 }
             }
         }
-        matches.sort { lhs, rhs in
-            if lhs.startInstant != rhs.startInstant { return lhs.startInstant < rhs.startInstant }
-            if lhs.endInstant != rhs.endInstant { return lhs.endInstant < rhs.endInstant }
-            if lhs.occurrence.uid != rhs.occurrence.uid { return lhs.occurrence.uid < rhs.occurrence.uid }
-            return lhs.occurrence.recurrenceIdentifier.local < rhs.occurrence.recurrenceIdentifier.local
+        // Sort positions rather than the large Match values; ties keep the order found.
+        let order = matches.withUnsafeBufferPointer { matches in
+            matches.indices.sorted { a, b in
+                if matches[a].startInstant != matches[b].startInstant { return matches[a].startInstant < matches[b].startInstant }
+                if matches[a].endInstant != matches[b].endInstant { return matches[a].endInstant < matches[b].endInstant }
+                if matches[a].occurrence.uid != matches[b].occurrence.uid { return matches[a].occurrence.uid < matches[b].occurrence.uid }
+                let lhs = matches[a].occurrence.recurrenceIdentifier.local, rhs = matches[b].occurrence.recurrenceIdentifier.local
+                if lhs != rhs { return lhs < rhs }
+                return a < b
+            }
         }
-        return Result(matches: matches, diagnostics: diagnostics)
+        return Result(matches: order.map { matches[$0] }, diagnostics: diagnostics)
     }
 }

@@ -246,11 +246,16 @@ final class OccurrenceExpander {
     init(set: RecurrenceSet, window: Range<Int64>, floatingZone: any TimeZoneRules, budget: ExpansionBudget) {
         self.meter = ExpansionMeter(budget: budget)
         self.set = set
-        let lower = min(max(window.lowerBound, Self.earliest), Self.latest)
-        let upper = min(max(window.upperBound, Self.earliest), Self.latest)
-        self.window = lower..<max(lower, upper)
+        self.window = Self.clamped(window)
         self.floating = floatingZone
         prepare()
+    }
+
+    /// The window with its bounds clamped to years 1...9999.
+    static func clamped(_ window: Range<Int64>) -> Range<Int64> {
+        let lower = min(max(window.lowerBound, earliest), latest)
+        let upper = min(max(window.upperBound, earliest), latest)
+        return lower..<max(lower, upper)
     }
 
     private func intersects(_ startKey: Int64, _ endKey: Int64) -> Bool {
