@@ -80,14 +80,16 @@ public struct OccurrenceQuery: Sendable {
             let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
             diagnostics += resolver.diagnostics
             let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
-            for group in RecurrenceSet.groupedEntries(source.calendar.components, kinds: kinds) {
+            let grouping = RecurrenceSet.Grouping(source.calendar.components, kinds: kinds)
+            for group in grouping.groups.indices {
                 // Most components of a large calendar are single events far from the window:
                 // skip them before building a set, an expander and candidate streams.
-                if group.count == 1,
-                   RecurrenceSet.loneComponentMisses(group[0], window: window, floatingZone: floatingZone, zoneLookup: lookup) {
+                if grouping.isLone(group),
+                   RecurrenceSet.loneComponentMisses(grouping.components[Int(grouping.groups[group].first)], window: window,
+                                                     floatingZone: floatingZone, zoneLookup: lookup) {
                     continue
                 }
-                let set = RecurrenceSet(entries: group, zoneLookup: lookup)
+                let set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
                 let recurring = set.masterRecurs || !set.overrides.isEmpty
                 let expansion = set.expand(in: window, floatingZone: floatingZone, budget: budget)
                 if let truncation = expansion.truncation {

@@ -129,27 +129,72 @@ public struct RecurrenceSet: Sendable {
     /// and UID, in the order each UID first appears; a component without UID alone.
     static func groupedEntries(_ components: [Component], kinds: Set<ComponentKind>? = nil)
         -> [[(component: Component, fields: ComponentFields)]] {
-        struct Key: Hashable {
-            let kind: String
+        let grouping = Grouping(components, kinds: kinds)
+        return grouping.groups.indices.map { grouping.entries(of: $0) }
+    }
+
+    /// Components grouped by kind and UID, held flat: one entry per component and a chain
+    /// of entry positions per group, so that a calendar of 100,000 single events costs no
+    /// array per group.
+    struct Grouping {
+        /// The components grouped, with their fields, in the order given.
+        private(set) var components: [(component: Component, fields: ComponentFields)] = []
+        /// Each group's first and last entry, in the order each group first appears.
+        private(set) var groups: [(first: Int32, last: Int32)] = []
+        /// The entry after each entry in its group, or -1.
+        private var next: [Int32] = []
+
+        private struct Key: Hashable {
+            let kind: UInt8
             let uid: String
         }
-        var groups: [[(component: Component, fields: ComponentFields)]] = []
-        var indices: [Key: Int] = [:]
-        for component in components {
-            let kind = component.kind
-            guard kind == .event || kind == .todo || kind == .journal, kinds?.contains(kind) ?? true else { continue }
-            let fields = ComponentFields(component)
-            if let uid = component.property(at: fields.uid)?.rawValue {
-                let key = Key(kind: kind.rawValue, uid: uid)
-                if let index = indices[key] {
-                    groups[index].append((component, fields))
-                    continue
+
+        /// Groups VEVENT, VTODO and VJOURNAL components (only those of `kinds`, when given).
+        init(_ all: [Component], kinds: Set<ComponentKind>? = nil) {
+            let wanted = [ComponentKind.event, .todo, .journal].map { kinds?.contains($0) ?? true }
+            components.reserveCapacity(all.count)
+            groups.reserveCapacity(all.count)
+            next.reserveCapacity(all.count)
+            var indices: [Key: Int32] = [:]
+            indices.reserveCapacity(all.count)
+            for component in all {
+                let name = component.name
+                let kind: UInt8
+                if ASCII.equalsIgnoringCase(name, "VEVENT") { kind = 0 }
+                else if ASCII.equalsIgnoringCase(name, "VTODO") { kind = 1 }
+                else if ASCII.equalsIgnoringCase(name, "VJOURNAL") { kind = 2 }
+                else { continue }
+                guard wanted[Int(kind)] else { continue }
+                let fields = ComponentFields(component)
+                let entry = Int32(truncatingIfNeeded: components.count)
+                components.append((component, fields))
+                next.append(-1)
+                if let uid = component.property(at: fields.uid)?.rawValue {
+                    let key = Key(kind: kind, uid: uid)
+                    if let group = indices[key] {
+                        next[Int(groups[Int(group)].last)] = entry
+                        groups[Int(group)].last = entry
+                        continue
+                    }
+                    indices[key] = Int32(truncatingIfNeeded: groups.count)
                 }
-                indices[key] = groups.count
+                groups.append((entry, entry))
             }
-            groups.append([(component, fields)])
         }
-        return groups
+
+        /// Whether a group holds one component only.
+        func isLone(_ group: Int) -> Bool { groups[group].first == groups[group].last }
+
+        /// The components of a group, in the order given.
+        func entries(of group: Int) -> [(component: Component, fields: ComponentFields)] {
+            var result: [(component: Component, fields: ComponentFields)] = []
+            var entry = groups[group].first
+            while entry >= 0 {
+                result.append(components[Int(entry)])
+                entry = next[Int(entry)]
+            }
+            return result
+        }
     }
 
     /// Whether a lone component with neither RRULE, RDATE nor RECURRENCE-ID surely has no
