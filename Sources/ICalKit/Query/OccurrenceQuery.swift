@@ -82,11 +82,11 @@ public struct OccurrenceQuery: Sendable {
             let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
             let grouping = RecurrenceSet.Grouping(source.calendar.components, kinds: kinds)
             for group in grouping.groups.indices {
-                // Most components of a large calendar are single events far from the window:
-                // skip them before building a set, an expander and candidate streams.
+                // Most components of a large calendar are single events and series far from
+                // the window: skip them before building a set, an expander and candidate streams.
                 if grouping.isLone(group),
                    RecurrenceSet.loneComponentMisses(grouping.components[Int(grouping.groups[group].first)], window: window,
-                                                     floatingZone: floatingZone, zoneLookup: lookup) {
+                                                     floatingZone: floatingZone, budget: budget, zoneLookup: lookup) {
                     continue
                 }
                 let set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)

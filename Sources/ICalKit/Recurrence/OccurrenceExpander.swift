@@ -32,25 +32,12 @@ final class CandidateStream {
         let zone = series.start.rules ?? floating
         var sources: [any CandidateSource] = [ListSource([Self.candidate(series.start, series: series, floating: floating)])]
 
-        // Wall-clock bounds for the iterator, widened by the zone's offsets around each key.
-        func offsets(_ key: Int64) -> [Int] {
-            [key - 172_800, key, key + 172_800].map { zone.utcOffset(atInstant: $0) }
-        }
-        let lowLocal = LocalDateTime(secondsSinceEpoch: lowKey + Int64(offsets(lowKey).min() ?? 0) - 3600)
-        let highLocal = LocalDateTime(secondsSinceEpoch: highKey + Int64(offsets(highKey).max() ?? 0) + 3600)
+        let (lowLocal, highLocal) = Self.localSpan(zone: zone, lowKey: lowKey, highKey: highKey)
         let dtstart = series.start.value.local
         for rule in series.rules {
             let (until, untilLimit) = Self.until(rule, series: series, floating: floating)
-            // A rule that ends before the span or starts after it adds nothing here: skip it
-            // without building a libical iterator (DTSTART is its own source above).
-            if let untilLimit, untilLimit < lowLocal { continue }
-            if dtstart > highLocal { continue }
-            // Likewise a rule whose COUNT surely runs out before the span, when counting its
-            // instances from DTSTART could not reach the step budget (a lone rule only, so
-            // no other rule's share of the budget changes).
-            if series.rules.count == 1, let count = rule.count, count + 64 < meter.remainingSteps,
-               let bound = rule.countedEndBound(from: dtstart), bound < lowLocal,
-               bound.secondsSinceEpoch - dtstart.secondsSinceEpoch < meter.budget.maximumSpan { continue }
+            if Self.ruleAddsNothing(rule, untilLimit: untilLimit, series: series, lowLocal: lowLocal, highLocal: highLocal,
+                                    remainingSteps: meter.remainingSteps, budget: meter.budget) { continue }
             let jump: LocalDateTime? = rule.count == nil && lowLocal > dtstart ? lowLocal : nil
             let iterationStart = jump ?? dtstart
             let budget = meter.budget
@@ -87,6 +74,34 @@ final class CandidateStream {
         }
         self.excludedKeys = keys
         self.excludedDays = days
+    }
+
+    /// The wall-clock span rules are iterated over for keys `lowKey..<highKey`, widened by
+    /// the zone's offsets around each key.
+    static func localSpan(zone: any TimeZoneRules, lowKey: Int64, highKey: Int64) -> (low: LocalDateTime, high: LocalDateTime) {
+        func offsets(_ key: Int64) -> [Int] {
+            [key - 172_800, key, key + 172_800].map { zone.utcOffset(atInstant: $0) }
+        }
+        return (LocalDateTime(secondsSinceEpoch: lowKey + Int64(offsets(lowKey).min() ?? 0) - 3600),
+                LocalDateTime(secondsSinceEpoch: highKey + Int64(offsets(highKey).max() ?? 0) + 3600))
+    }
+
+    /// Whether a rule surely adds no instance to the span `lowLocal...highLocal`, so it
+    /// needs no libical iterator (DTSTART is a source of its own).
+    static func ruleAddsNothing(_ rule: RecurrenceRuleText, untilLimit: LocalDateTime?, series: SeriesDefinition,
+                                lowLocal: LocalDateTime, highLocal: LocalDateTime, remainingSteps: Int,
+                                budget: ExpansionBudget) -> Bool {
+        let dtstart = series.start.value.local
+        // It ends before the span, or starts after it.
+        if let untilLimit, untilLimit < lowLocal { return true }
+        if dtstart > highLocal { return true }
+        // Its COUNT surely runs out before the span, and counting its instances from DTSTART
+        // could not reach the step budget (a lone rule only, so no other rule's share of the
+        // budget changes).
+        if series.rules.count == 1, let count = rule.count, count + 64 < remainingSteps,
+           let bound = rule.countedEndBound(from: dtstart), bound < lowLocal,
+           bound.secondsSinceEpoch - dtstart.secondsSinceEpoch < budget.maximumSpan { return true }
+        return false
     }
 
     /// The key of the next candidate, without taking it (nil at the end).
@@ -249,6 +264,30 @@ final class OccurrenceExpander {
         self.window = Self.clamped(window)
         self.floating = floatingZone
         prepare()
+    }
+
+    /// Whether a series without overrides surely has no occurrence in `window`: its
+    /// DTSTART falls outside the candidates' key span, it has no RDATE, and every rule adds
+    /// nothing there, by the very tests `prepare()` and ``CandidateStream`` apply. A query
+    /// skips such series without building an expander and its candidate streams.
+    static func seriesWithoutOverridesMisses(_ series: SeriesDefinition, window: Range<Int64>,
+                                             floatingZone floating: any TimeZoneRules, budget: ExpansionBudget) -> Bool {
+        let window = clamped(window)
+        guard !window.isEmpty else { return true }
+        guard series.recurrenceDates.isEmpty else { return false }
+        // prepare() without overrides: no THISANDFUTURE shift, no RDATE lengths.
+        let lowKey = window.lowerBound - series.end.upperBoundSeconds
+        let highKey = window.upperBound
+        let startKey = CandidateStream.candidate(series.start, series: series, floating: floating).key
+        guard startKey < lowKey || startKey >= highKey else { return false }
+        let (lowLocal, highLocal) = CandidateStream.localSpan(zone: series.start.rules ?? floating, lowKey: lowKey, highKey: highKey)
+        for rule in series.rules {
+            let untilLimit = CandidateStream.until(rule, series: series, floating: floating).1
+            if !CandidateStream.ruleAddsNothing(rule, untilLimit: untilLimit, series: series, lowLocal: lowLocal,
+                                                highLocal: highLocal, remainingSteps: budget.maximumIteratorSteps,
+                                                budget: budget) { return false }
+        }
+        return true
     }
 
     /// The window with its bounds clamped to years 1...9999.

@@ -197,20 +197,26 @@ public struct RecurrenceSet: Sendable {
         }
     }
 
-    /// Whether a lone component with neither RRULE, RDATE nor RECURRENCE-ID surely has no
-    /// occurrence in `window`: the set it forms would drop its one candidate (DTSTART) for
-    /// starting at or after the window's end, or before the window's start by more than its
-    /// longest possible length, the very tests ``OccurrenceExpander`` applies. A query skips
-    /// such components without building their set.
+    /// Whether a lone component (no other component shares its UID) without RECURRENCE-ID
+    /// surely has no occurrence in `window`, by the very tests ``OccurrenceExpander`` and
+    /// its candidate streams apply: the one candidate of a single event (DTSTART) starts at
+    /// or after the window's end, or before its start by more than the longest possible
+    /// length; a series without RDATE has that too, and every rule of it ends before the
+    /// window or starts after it. A query skips such components without building a set.
     static func loneComponentMisses(_ entry: (component: Component, fields: ComponentFields), window: Range<Int64>,
-                                    floatingZone: any TimeZoneRules,
+                                    floatingZone: any TimeZoneRules, budget: ExpansionBudget,
                                     zoneLookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) -> Bool {
         let (component, fields) = entry
-        guard fields.recurrenceIdentifier == nil, !fields.recurs else { return false }
+        guard fields.recurrenceIdentifier == nil, fields.recurrenceDateCount == 0 else { return false }
+        var resolver = ZoneResolver(lookup: zoneLookup)
+        guard fields.ruleCount == 0 else {
+            // Without a readable start the set has no series, and without overrides nothing.
+            guard let series = SeriesDefinition(component: component, fields: fields, resolver: &resolver) else { return true }
+            return OccurrenceExpander.seriesWithoutOverridesMisses(series, window: window, floatingZone: floatingZone,
+                                                                  budget: budget)
+        }
         let window = OccurrenceExpander.clamped(window)
         guard !window.isEmpty else { return true }
-        var resolver = ZoneResolver(lookup: zoneLookup)
-        // Without a readable start the set has no series, and without overrides nothing.
         guard let start = SeriesDefinition.start(of: component, fields: fields, resolver: &resolver) else { return true }
         let end = SeriesDefinition.end(of: component, fields: fields, start: start, resolver: &resolver)
             ?? SeriesDefinition.defaultEnd(start)
