@@ -8,19 +8,56 @@ enum PropertyValidation {
         var message: String
     }
 
-    private static let singleDateTime: Set<PropertyKind> = [
-        .dateTimeStart, .dateTimeEnd, .dateTimeDue, .recurrenceIdentifier,
-    ]
-    private static let utcDateTime: Set<PropertyKind> = [
-        .dateTimeStamp, .created, .lastModified, .dateTimeCompleted,
-    ]
+    /// The checks there are, one per group of property names.
+    private enum Check {
+        case dateOrDateTime, exceptionDates, recurrenceDates, duration, rule, utcOffset, position, trigger, integer
+    }
+
+    /// The check a property name calls for (compared without regard to case), or nil: the
+    /// reader calls this for every property, so it compares the name with the few names of
+    /// its length instead of building and hashing a ``PropertyKind``. No checked name
+    /// starts with `X-`, so experimental properties are never checked.
+    private static func check(for name: String) -> Check? {
+        func equals(_ known: String) -> Bool { ASCII.equalsIgnoringCase(name, known) }
+        switch name.utf8.count {
+        case 3:
+            if equals("DUE") { return .dateOrDateTime }
+            if equals("GEO") { return .position }
+        case 5:
+            if equals("DTEND") { return .dateOrDateTime }
+            if equals("RDATE") { return .recurrenceDates }
+            if equals("RRULE") { return .rule }
+        case 6:
+            if equals("EXDATE") { return .exceptionDates }
+            if equals("EXRULE") { return .rule }
+            if equals("REPEAT") { return .integer }
+        case 7:
+            if equals("DTSTART") || equals("DTSTAMP") || equals("CREATED") { return .dateOrDateTime }
+            if equals("TRIGGER") { return .trigger }
+        case 8:
+            if equals("DURATION") { return .duration }
+            if equals("SEQUENCE") || equals("PRIORITY") { return .integer }
+        case 9:
+            if equals("COMPLETED") { return .dateOrDateTime }
+        case 10:
+            if equals("TZOFFSETTO") { return .utcOffset }
+        case 12:
+            if equals("TZOFFSETFROM") { return .utcOffset }
+        case 13:
+            if equals("RECURRENCE-ID") || equals("LAST-MODIFIED") { return .dateOrDateTime }
+        case 16:
+            if equals("PERCENT-COMPLETE") { return .integer }
+        default:
+            break
+        }
+        return nil
+    }
 
     static func problem(with property: Property, in component: ComponentKind) -> Problem? {
-        let kind = property.kind
-        if kind.isExperimental { return nil }
-        let valueType = property[parameter: .valueType].map(ASCII.uppercased)
-        switch kind {
-        case _ where singleDateTime.contains(kind) || utcDateTime.contains(kind):
+        guard let check = check(for: property.name) else { return nil }
+        var valueType: String? { property[parameter: .valueType].map(ASCII.uppercased) }
+        switch check {
+        case .dateOrDateTime:
             return checkDateOrDateTime(property.rawValue, name: property.name)
         case .exceptionDates:
             return checkList(property.rawValue, name: property.name, periods: false)
@@ -29,15 +66,19 @@ enum PropertyValidation {
         case .duration:
             return DurationSyntax.isValid(property.rawValue) ? nil
                 : Problem(severity: .error, message: "DURATION '\(property.rawValue)' is not an RFC 5545 duration such as PT1H30M or P1D; left out")
-        case .recurrenceRule, .exceptionRule:
-            if let message = RecurrenceRuleSyntax.problem(property.rawValue) {
-                return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(message); left out")
+        case .rule:
+            // One reading gives both the error and, for a readable rule, the first warning.
+            let rule: RecurrenceRule
+            do {
+                rule = try RecurrenceRule(validating: property.rawValue)
+            } catch {
+                return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(error.message); left out")
             }
-            if let message = RecurrenceRuleSyntax.warning(property.rawValue) {
+            if let message = rule.warnings.first {
                 return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
             }
             return nil
-        case .timeZoneOffsetFrom, .timeZoneOffsetTo:
+        case .utcOffset:
             let text = String(property.rawValue.trimmingSpaces)
             if let message = UTCOffset.problem(text) {
                 return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not a UTC offset: \(message); left out")
@@ -46,7 +87,7 @@ enum PropertyValidation {
                 return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
             }
             return nil
-        case .geographicPosition:
+        case .position:
             return property.geographicPositionValue != nil ? nil
                 : Problem(severity: .error, message: "GEO '\(property.rawValue)' is not a latitude;longitude pair within ±90;±180 such as 37.386013;-122.082932; left out")
         case .trigger:
@@ -57,12 +98,10 @@ enum PropertyValidation {
             }
             return DurationSyntax.isValid(property.rawValue) ? nil
                 : Problem(severity: .error, message: "TRIGGER '\(property.rawValue)' is neither a duration nor (with VALUE=DATE-TIME) a date-time; left out")
-        case .sequence, .priority, .percentComplete, .repeatCount:
+        case .integer:
             return Int(property.rawValue.trimmingSpaces) == nil
                 ? Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not an integer; left out")
                 : nil
-        default:
-            return nil
         }
     }
 
@@ -105,7 +144,12 @@ extension String {
 enum DateSyntax {
     /// nil when `raw` is `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]` naming a real instant.
     static func problem(_ raw: String) -> String? {
-        let bytes = Array(raw.utf8)
+        // Every date of every file goes through here: read the bytes in place when they are.
+        if let result = raw.utf8.withContiguousStorageIfAvailable({ problem(bytes: $0) }) { return result }
+        return problem(bytes: Array(raw.utf8))
+    }
+
+    private static func problem<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> String? where Bytes.Index == Int {
         guard bytes.count == 8 || bytes.count == 15 || bytes.count == 16 else {
             return "expected YYYYMMDD or YYYYMMDDTHHMMSS with an optional Z"
         }
