@@ -38,11 +38,26 @@ struct RecurrenceRuleText: Sendable, Hashable {
     /// Reads a RECUR value; nil when FREQ is missing or unknown, or a part has no `=`.
     init?(_ raw: String) {
         var parts: [(key: String, value: String)] = []
-        for part in raw.split(separator: ";", omittingEmptySubsequences: true) {
-            guard let equals = part.firstIndex(of: "=") else { return nil }
-            let key = ASCII.uppercased(String(part[..<equals]))
-            let value = String(part[part.index(after: equals)...])
-            parts.append((key, value))
+        let utf8 = raw.utf8
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII, where bytes and Characters agree: split on the bytes.
+            var partStart = utf8.startIndex
+            while partStart < utf8.endIndex {
+                let partEnd = utf8[partStart...].firstIndex(of: ASCII.semicolon) ?? utf8.endIndex
+                if partStart < partEnd {
+                    guard let equals = utf8[partStart..<partEnd].firstIndex(of: ASCII.equals) else { return nil }
+                    parts.append((ASCII.uppercased(String(raw[partStart..<equals])),
+                                  String(raw[utf8.index(after: equals)..<partEnd])))
+                }
+                partStart = partEnd < utf8.endIndex ? utf8.index(after: partEnd) : partEnd
+            }
+        } else {
+            for part in raw.split(separator: ";", omittingEmptySubsequences: true) {
+                guard let equals = part.firstIndex(of: "=") else { return nil }
+                let key = ASCII.uppercased(String(part[..<equals]))
+                let value = String(part[part.index(after: equals)...])
+                parts.append((key, value))
+            }
         }
         self.parts = parts
         func value(_ key: String) -> String? { parts.first { $0.key == key }?.value }

@@ -97,7 +97,7 @@ struct ResolvedRecurrenceDate: Sendable {
 }
 
 /// The master of a series, read once: DTSTART, how instances end, rules, RDATE and EXDATE.
-struct SeriesDefinition: Sendable {
+final class SeriesDefinition: Sendable {
     let component: Component
     let start: ResolvedTime
     let end: EndSpecification
@@ -109,7 +109,9 @@ struct SeriesDefinition: Sendable {
 
     /// Nil when the component has no readable DTSTART (nor DUE for a VTODO): such a
     /// component has no occurrences.
-    init?(component: Component, fields: ComponentFields, resolver: inout ZoneResolver) {
+    /// - Parameter readingExceptionDates: false to leave EXDATE unread (empty), for a
+    ///   caller that only asks where the series can be.
+    init?(component: Component, fields: ComponentFields, resolver: inout ZoneResolver, readingExceptionDates: Bool = true) {
         guard let start = Self.start(of: component, fields: fields, resolver: &resolver) else { return nil }
         self.component = component
         self.start = start
@@ -145,7 +147,7 @@ struct SeriesDefinition: Sendable {
         self.recurrenceDates = dates
 
         var exceptions: [ResolvedTime] = []
-        for property in fields.exceptionDateCount == 0 ? [] : component.properties(.exceptionDates) {
+        for property in fields.exceptionDateCount == 0 || !readingExceptionDates ? [] : component.properties(.exceptionDates) {
             let tzid = property[parameter: .timeZoneIdentifier]
             for item in property.rawValue.split(separator: ",") {
                 if let time = resolver.time(String(item), timeZoneIdentifier: tzid, seriesRules: start.rules) {

@@ -211,7 +211,8 @@ public struct RecurrenceSet: Sendable {
         var resolver = ZoneResolver(lookup: zoneLookup)
         guard fields.ruleCount == 0 else {
             // Without a readable start the set has no series, and without overrides nothing.
-            guard let series = SeriesDefinition(component: component, fields: fields, resolver: &resolver) else { return true }
+            guard let series = SeriesDefinition(component: component, fields: fields, resolver: &resolver,
+                                                readingExceptionDates: false) else { return true }
             return OccurrenceExpander.seriesWithoutOverridesMisses(series, window: window, floatingZone: floatingZone,
                                                                   budget: budget)
         }
