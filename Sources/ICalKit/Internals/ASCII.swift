@@ -22,6 +22,18 @@ enum ASCII {
     /// Compares two names ignoring ASCII case, as RFC 5545 names are compared.
     @inline(__always)
     static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        // Names are compared by the million while reading and querying: compare lengths,
+        // then the bytes in place.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                for index in 0..<left.count where left[index] != right[index] && upper(left[index]) != upper(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let inPlace, let result = inPlace { return result }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {

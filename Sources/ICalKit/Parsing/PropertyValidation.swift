@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Checks the values of properties whose type RFC 5545 fixes, so an impossible value is
 /// reported at its line instead of surfacing later as a wrong time.
 ///
@@ -67,17 +69,14 @@ enum PropertyValidation {
             return DurationSyntax.isValid(property.rawValue) ? nil
                 : Problem(severity: .error, message: "DURATION '\(property.rawValue)' is not an RFC 5545 duration such as PT1H30M or P1D; left out")
         case .rule:
-            // One reading gives both the error and, for a readable rule, the first warning.
-            let rule: RecurrenceRule
-            do {
-                rule = try RecurrenceRule(validating: property.rawValue)
-            } catch {
-                return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(error.message); left out")
-            }
-            if let message = rule.warnings.first {
+            switch RuleVerdicts.verdict(property.rawValue) {
+            case .error(let message):
+                return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(message); left out")
+            case .warning(let message):
                 return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
+            case .none:
+                return nil
             }
-            return nil
         case .utcOffset:
             let text = String(property.rawValue.trimmingSpaces)
             if let message = UTCOffset.problem(text) {
@@ -102,6 +101,39 @@ enum PropertyValidation {
             return Int(property.rawValue.trimmingSpaces) == nil
                 ? Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not an integer; left out")
                 : nil
+        }
+    }
+
+    /// What reading a RECUR value gives, remembered per text: a large calendar repeats
+    /// the same rules (and every file the same VTIMEZONE rules), and each reading parses
+    /// the rule and asks libical under its lock.
+    enum RuleVerdicts {
+        enum Verdict: Sendable {
+            /// The rule cannot be read: why.
+            case error(String)
+            /// The rule is read, but breaks a softer RFC 5545 rule: the first one.
+            case warning(String)
+            /// The rule is fine.
+            case none
+        }
+
+        private static let known = Mutex<[String: Verdict]>([:])
+
+        static func verdict(_ text: String) -> Verdict {
+            if let verdict = known.withLock({ $0[text] }) { return verdict }
+            // One reading gives both the error and, for a readable rule, the first warning.
+            let verdict: Verdict
+            do {
+                let rule = try RecurrenceRule(validating: text)
+                verdict = rule.warnings.first.map(Verdict.warning) ?? .none
+            } catch {
+                verdict = .error(error.message)
+            }
+            known.withLock { known in
+                if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
+                known[text] = verdict
+            }
+            return verdict
         }
     }
 
