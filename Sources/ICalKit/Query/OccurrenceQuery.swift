@@ -90,6 +90,10 @@ public struct OccurrenceQuery: Sendable {
                     continue
                 }
                 let set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
+                // Likewise a series whose overrides (and instances) all miss the window.
+                if OccurrenceExpander.setMisses(set, window: window, floatingZone: floatingZone, budget: budget) {
+                    continue
+                }
                 let recurring = set.masterRecurs || !set.overrides.isEmpty
                 let expansion = set.expand(in: window, floatingZone: floatingZone, budget: budget)
                 if let truncation = expansion.truncation {

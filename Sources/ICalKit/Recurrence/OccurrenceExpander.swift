@@ -298,8 +298,32 @@ final class OccurrenceExpander {
     }
 
     private func intersects(_ startKey: Int64, _ endKey: Int64) -> Bool {
+        Self.intersects(startKey, endKey, window)
+    }
+
+    private static func intersects(_ startKey: Int64, _ endKey: Int64, _ window: Range<Int64>) -> Bool {
         guard startKey < window.upperBound else { return false }
         return endKey > window.lowerBound || (endKey == startKey && startKey >= window.lowerBound)
+    }
+
+    /// Whether a set surely has no occurrence in `window`, by the tests `prepare()` applies:
+    /// no THISANDFUTURE override; the master (if any) has no RDATE and its DTSTART and
+    /// rules miss the window (``seriesWithoutOverridesMisses(_:window:floatingZone:budget:)``:
+    /// without THISANDFUTURE, overrides leave the candidates' span as it is); and no
+    /// override that is not cancelled has its own occurrence in the window (so none needs
+    /// the master's membership check, the only other work that could report a truncation).
+    static func setMisses(_ set: RecurrenceSet, window: Range<Int64>, floatingZone floating: any TimeZoneRules,
+                          budget: ExpansionBudget) -> Bool {
+        let clampedWindow = clamped(window)
+        guard !clampedWindow.isEmpty else { return true }
+        guard !set.overrideDefinitions.contains(where: \.isThisAndFuture) else { return false }
+        if let series = set.series,
+           !seriesWithoutOverridesMisses(series, window: window, floatingZone: floating, budget: budget) { return false }
+        for override in set.overrideDefinitions where !override.isCancelled {
+            let (startKey, endKey) = keys(start: override.start, end: override.ownEnd(series: set.series), floating: floating)
+            if intersects(startKey, endKey, clampedWindow) { return false }
+        }
+        return true
     }
 
     private func enqueue(_ occurrence: Occurrence, startKey: Int64, endKey: Int64, order: Int64) {
@@ -478,6 +502,23 @@ final class OccurrenceExpander {
     /// Builds an occurrence from a start and how it ends; returns it with its start and end keys.
     private func make(start: ResolvedTime, end: EndSpecification, recurrenceIdentifier: DateTime,
                       component: Component, isOverride: Bool) -> (Occurrence, Int64, Int64) {
+        let (values, startKey, endKey) = Self.times(start: start, end: end, floating: floating)
+        let occurrence = Occurrence(uid: set.uid, recurrenceIdentifier: recurrenceIdentifier, start: values.start,
+                                    end: values.end, startInstant: values.startIsFloating ? nil : startKey,
+                                    endInstant: values.endIsFloating ? nil : endKey,
+                                    isAllDay: values.start.isDate, component: component, isOverride: isOverride)
+        return (occurrence, startKey, endKey)
+    }
+
+    /// The start and end keys of the occurrence ``make(start:end:recurrenceIdentifier:component:isOverride:)`` builds.
+    static func keys(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules) -> (Int64, Int64) {
+        let (_, startKey, endKey) = times(start: start, end: end, floating: floating)
+        return (startKey, endKey)
+    }
+
+    /// An occurrence's start and end values and keys, from a start and how it ends.
+    private static func times(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules)
+        -> ((start: DateTime, end: DateTime, startIsFloating: Bool, endIsFloating: Bool), Int64, Int64) {
         let startKey = start.key(floating: floating)
         let isFloating = start.rules == nil
         var startValue = start.value
@@ -534,9 +575,6 @@ final class OccurrenceExpander {
             endValue = startValue
             endIsFloating = isFloating
         }
-        let occurrence = Occurrence(uid: set.uid, recurrenceIdentifier: recurrenceIdentifier, start: startValue, end: endValue,
-                                    startInstant: isFloating ? nil : startKey, endInstant: endIsFloating ? nil : endKey,
-                                    isAllDay: startValue.isDate, component: component, isOverride: isOverride)
-        return (occurrence, startKey, endKey)
+        return ((startValue, endValue, isFloating, endIsFloating), startKey, endKey)
     }
 }

@@ -68,6 +68,46 @@ import Testing
         }
     }
 
+    /// Series with overrides: moved far from their instance, cancelled, THISANDFUTURE, and
+    /// an override without its master.
+    static let overrideCases: [[String]] = [
+        Support.event(lines: ["DTSTART:20240105T090000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=6"])
+            + Support.event(lines: ["RECURRENCE-ID:20240119T090000Z", "DTSTART:20240601T090000Z", "DURATION:PT1H"]),
+        Support.event(lines: ["DTSTART:20240105T090000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=6"])
+            + Support.event(lines: ["RECURRENCE-ID:20240119T090000Z", "DTSTART:20231201T090000Z", "DURATION:P60D"]),
+        Support.event(lines: ["DTSTART:20240105T090000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=6"])
+            + Support.event(lines: ["RECURRENCE-ID:20240119T090000Z", "DTSTART:20240119T100000Z", "STATUS:CANCELLED"]),
+        Support.event(lines: ["DTSTART:20240105T090000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=6"])
+            + Support.event(lines: ["RECURRENCE-ID;RANGE=THISANDFUTURE:20240119T090000Z", "DTSTART:20240301T120000Z"]),
+        Support.event(lines: ["DTSTART;TZID=Europe/Berlin:20240105T090000", "RRULE:FREQ=DAILY;UNTIL=20240110T000000Z"])
+            + Support.event(lines: ["RECURRENCE-ID;TZID=Europe/Berlin:20240107T090000", "DTSTART:20250101T000000Z"])
+            + Support.event(lines: ["RECURRENCE-ID;TZID=Europe/Berlin:20240108T090000", "DTSTART:20240108T090000Z",
+                                    "SEQUENCE:2"]),
+        Support.event(lines: ["RECURRENCE-ID:20240119T090000Z", "DTSTART:20240120T090000Z", "DURATION:PT1H"]),
+    ]
+
+    @Test(arguments: overrideCases.indices)
+    func everyWindowSeesTheWholeExpansionWithOverrides(_ index: Int) {
+        let lines = Self.overrideCases[index]
+        let everything = Support.window("20000101T000000Z", "21000101T000000Z")
+        let all = Support.set(lines).expand(in: everything).occurrences
+        let calendar = Self.calendar(lines)
+        let day: Int64 = 86_400
+        var windows: [Range<Int64>] = [everything]
+        for occurrence in all {
+            let start = occurrence.startInstant ?? occurrence.start.local.secondsSinceEpoch
+            windows += [(start - 3 * day)..<(start - day), start..<(start + 1), (start + day)..<(start + 2 * day),
+                        (start - 70 * day)..<(start - 50 * day)]
+        }
+        for window in windows {
+            let expected = all.filter { Self.intersects($0, window) }
+            let queried = OccurrenceQuery(window: window, floatingZone: FixedOffsetZone.utc)
+                .run([OccurrenceQuery.Source(calendar: calendar)]).matches.map(\.occurrence)
+            #expect(Support.starts(queried) == Support.starts(expected), "case \(index) in \(window)")
+            #expect(queried.map(\.isOverride) == expected.map(\.isOverride), "case \(index) in \(window)")
+        }
+    }
+
     @Test(arguments: rules)
     func countedEndBoundIsNeverBeforeTheLastInstance(_ rule: String) throws {
         let text = try #require(RecurrenceRuleText(rule))
