@@ -80,6 +80,7 @@ public struct OccurrenceQuery: Sendable {
             let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
             diagnostics += resolver.diagnostics
             let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
+            var lastZone: (identifier: String, rules: (any TimeZoneRules)?)?
             let grouping = RecurrenceSet.Grouping(source.calendar.components, kinds: kinds)
             for group in grouping.groups.indices {
                 // Most components of a large calendar are single events and series far from
@@ -106,24 +107,48 @@ public struct OccurrenceQuery: Sendable {
                 for occurrence in expansion.occurrences {
                     let start = occurrence.startInstant ?? floatingZone.instant(for: occurrence.start.local)
                     let end = occurrence.endInstant ?? floatingZone.instant(for: occurrence.end.local)
-                    let zone = occurrence.start.timeZoneIdentifier.flatMap { resolver.resolve($0)?.rules }
+                    let zone: (any TimeZoneRules)?
+                    if let tzid = occurrence.start.timeZoneIdentifier {
+                        if let last = lastZone, last.identifier == tzid {
+                            zone = last.rules
+                        } else {
+                            zone = resolver.resolve(tzid)?.rules
+                            lastZone = (tzid, zone)
+                        }
+                    } else {
+                        zone = nil
+                    }
                     matches.append(Match(occurrence: occurrence, startInstant: start, endInstant: end,
                                          isRecurring: recurring || occurrence.isOverride, source: source.name,
                                          timeZone: zone))
                 }
             }
         }
-        // Sort positions rather than the large Match values; ties keep the order found.
+        // Sort positions by compact keys rather than the large Match values (ties keep the
+        // order found), then move each Match into place by swapping, without copying it.
+        let keys = matches.map { (start: $0.startInstant, end: $0.endInstant) }
         let order = matches.withUnsafeBufferPointer { matches in
-            matches.indices.sorted { a, b in
-                if matches[a].startInstant != matches[b].startInstant { return matches[a].startInstant < matches[b].startInstant }
-                if matches[a].endInstant != matches[b].endInstant { return matches[a].endInstant < matches[b].endInstant }
+            keys.indices.sorted { a, b in
+                if keys[a].start != keys[b].start { return keys[a].start < keys[b].start }
+                if keys[a].end != keys[b].end { return keys[a].end < keys[b].end }
                 if matches[a].occurrence.uid != matches[b].occurrence.uid { return matches[a].occurrence.uid < matches[b].occurrence.uid }
                 let lhs = matches[a].occurrence.recurrenceIdentifier.local, rhs = matches[b].occurrence.recurrenceIdentifier.local
                 if lhs != rhs { return lhs < rhs }
                 return a < b
             }
         }
-        return Result(matches: order.map { matches[$0] }, diagnostics: diagnostics)
+        // Position i takes the Match at order[i]: follow each cycle of the permutation.
+        var placed = [Bool](repeating: false, count: matches.count)
+        for first in matches.indices where !placed[first] {
+            var current = first
+            while true {
+                placed[current] = true
+                let next = order[current]
+                if next == first { break }
+                matches.swapAt(current, next)
+                current = next
+            }
+        }
+        return Result(matches: matches, diagnostics: diagnostics)
     }
 }
