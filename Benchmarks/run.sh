@@ -16,6 +16,7 @@
 #   BENCH_WEEK         the query's Monday (+7d)                (default 2026-03-02)
 #   BENCH_SEED         generator seed                         (default 42)
 #   BENCH_RESULTS      where the Markdown table is written    (default Benchmarks/results/latest.md)
+#   BENCH_CLOCK        cpu: in-process figures in CPU time    (default: wall clock; for development)
 #   SWIFT, CC          the compilers                          (default swift, cc)
 #
 # Every contender prints one line of key=value pairs (parse_ms, write_ms, peak_rss_kib,

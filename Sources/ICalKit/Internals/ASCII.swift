@@ -22,6 +22,18 @@ enum ASCII {
     /// Compares two names ignoring ASCII case, as RFC 5545 names are compared.
     @inline(__always)
     static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        // Names are compared by the million while reading and querying: compare lengths,
+        // then the bytes in place.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                for index in 0..<left.count where left[index] != right[index] && upper(left[index]) != upper(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let inPlace, let result = inPlace { return result }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {
@@ -38,6 +50,46 @@ enum ASCII {
     @inline(__always)
     static func upper(_ byte: UInt8) -> UInt8 {
         (byte >= 0x61 && byte <= 0x7A) ? byte - 0x20 : byte
+    }
+
+    /// Whether bytes are well-formed UTF-8 (Unicode Table 3-7: no overlong forms, no
+    /// surrogates, nothing above U+10FFFF), as `String(validating:as:)` checks.
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 { index += 1; continue }
+            @inline(__always) func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
+                index + offset < count && range.contains(bytes[index + offset])
+            }
+            switch lead {
+            case 0xC2...0xDF:
+                guard continuation(1) else { return false }
+                index += 2
+            case 0xE0:
+                guard continuation(1, 0xA0...0xBF), continuation(2) else { return false }
+                index += 3
+            case 0xE1...0xEC, 0xEE...0xEF:
+                guard continuation(1), continuation(2) else { return false }
+                index += 3
+            case 0xED:
+                guard continuation(1, 0x80...0x9F), continuation(2) else { return false }
+                index += 3
+            case 0xF0:
+                guard continuation(1, 0x90...0xBF), continuation(2), continuation(3) else { return false }
+                index += 4
+            case 0xF1...0xF3:
+                guard continuation(1), continuation(2), continuation(3) else { return false }
+                index += 4
+            case 0xF4:
+                guard continuation(1, 0x80...0x8F), continuation(2), continuation(3) else { return false }
+                index += 4
+            default:
+                return false
+            }
+        }
+        return true
     }
 
     /// Uppercases ASCII letters only (names are ASCII; values are never passed here).

@@ -299,8 +299,12 @@ struct Parser {
 
     // MARK: Content lines
 
+    /// `String(validating:as: UTF8.self)` of a range, without its generic overhead (which
+    /// looks up type metadata on every call): valid UTF-8 is decoded, invalid gives nil.
     private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
-        String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        guard ASCII.isValidUTF8(slice) else { return nil }
+        return String(decoding: slice, as: UTF8.self)
     }
 
     private mutating func contentLine(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ICalError) {

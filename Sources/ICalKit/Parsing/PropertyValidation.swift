@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Checks the values of properties whose type RFC 5545 fixes, so an impossible value is
 /// reported at its line instead of surfacing later as a wrong time.
 ///
@@ -8,19 +10,56 @@ enum PropertyValidation {
         var message: String
     }
 
-    private static let singleDateTime: Set<PropertyKind> = [
-        .dateTimeStart, .dateTimeEnd, .dateTimeDue, .recurrenceIdentifier,
-    ]
-    private static let utcDateTime: Set<PropertyKind> = [
-        .dateTimeStamp, .created, .lastModified, .dateTimeCompleted,
-    ]
+    /// The checks there are, one per group of property names.
+    private enum Check {
+        case dateOrDateTime, exceptionDates, recurrenceDates, duration, rule, utcOffset, position, trigger, integer
+    }
+
+    /// The check a property name calls for (compared without regard to case), or nil: the
+    /// reader calls this for every property, so it compares the name with the few names of
+    /// its length instead of building and hashing a ``PropertyKind``. No checked name
+    /// starts with `X-`, so experimental properties are never checked.
+    private static func check(for name: String) -> Check? {
+        func equals(_ known: String) -> Bool { ASCII.equalsIgnoringCase(name, known) }
+        switch name.utf8.count {
+        case 3:
+            if equals("DUE") { return .dateOrDateTime }
+            if equals("GEO") { return .position }
+        case 5:
+            if equals("DTEND") { return .dateOrDateTime }
+            if equals("RDATE") { return .recurrenceDates }
+            if equals("RRULE") { return .rule }
+        case 6:
+            if equals("EXDATE") { return .exceptionDates }
+            if equals("EXRULE") { return .rule }
+            if equals("REPEAT") { return .integer }
+        case 7:
+            if equals("DTSTART") || equals("DTSTAMP") || equals("CREATED") { return .dateOrDateTime }
+            if equals("TRIGGER") { return .trigger }
+        case 8:
+            if equals("DURATION") { return .duration }
+            if equals("SEQUENCE") || equals("PRIORITY") { return .integer }
+        case 9:
+            if equals("COMPLETED") { return .dateOrDateTime }
+        case 10:
+            if equals("TZOFFSETTO") { return .utcOffset }
+        case 12:
+            if equals("TZOFFSETFROM") { return .utcOffset }
+        case 13:
+            if equals("RECURRENCE-ID") || equals("LAST-MODIFIED") { return .dateOrDateTime }
+        case 16:
+            if equals("PERCENT-COMPLETE") { return .integer }
+        default:
+            break
+        }
+        return nil
+    }
 
     static func problem(with property: Property, in component: ComponentKind) -> Problem? {
-        let kind = property.kind
-        if kind.isExperimental { return nil }
-        let valueType = property[parameter: .valueType].map(ASCII.uppercased)
-        switch kind {
-        case _ where singleDateTime.contains(kind) || utcDateTime.contains(kind):
+        guard let check = check(for: property.name) else { return nil }
+        var valueType: String? { property[parameter: .valueType].map(ASCII.uppercased) }
+        switch check {
+        case .dateOrDateTime:
             return checkDateOrDateTime(property.rawValue, name: property.name)
         case .exceptionDates:
             return checkList(property.rawValue, name: property.name, periods: false)
@@ -29,15 +68,16 @@ enum PropertyValidation {
         case .duration:
             return DurationSyntax.isValid(property.rawValue) ? nil
                 : Problem(severity: .error, message: "DURATION '\(property.rawValue)' is not an RFC 5545 duration such as PT1H30M or P1D; left out")
-        case .recurrenceRule, .exceptionRule:
-            if let message = RecurrenceRuleSyntax.problem(property.rawValue) {
+        case .rule:
+            switch RuleVerdicts.verdict(property.rawValue) {
+            case .error(let message):
                 return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(message); left out")
-            }
-            if let message = RecurrenceRuleSyntax.warning(property.rawValue) {
+            case .warning(let message):
                 return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
+            case .none:
+                return nil
             }
-            return nil
-        case .timeZoneOffsetFrom, .timeZoneOffsetTo:
+        case .utcOffset:
             let text = String(property.rawValue.trimmingSpaces)
             if let message = UTCOffset.problem(text) {
                 return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not a UTC offset: \(message); left out")
@@ -46,7 +86,7 @@ enum PropertyValidation {
                 return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
             }
             return nil
-        case .geographicPosition:
+        case .position:
             return property.geographicPositionValue != nil ? nil
                 : Problem(severity: .error, message: "GEO '\(property.rawValue)' is not a latitude;longitude pair within ±90;±180 such as 37.386013;-122.082932; left out")
         case .trigger:
@@ -57,12 +97,43 @@ enum PropertyValidation {
             }
             return DurationSyntax.isValid(property.rawValue) ? nil
                 : Problem(severity: .error, message: "TRIGGER '\(property.rawValue)' is neither a duration nor (with VALUE=DATE-TIME) a date-time; left out")
-        case .sequence, .priority, .percentComplete, .repeatCount:
+        case .integer:
             return Int(property.rawValue.trimmingSpaces) == nil
                 ? Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' is not an integer; left out")
                 : nil
-        default:
-            return nil
+        }
+    }
+
+    /// What reading a RECUR value gives, remembered per text: a large calendar repeats
+    /// the same rules (and every file the same VTIMEZONE rules), and each reading parses
+    /// the rule and asks libical under its lock.
+    enum RuleVerdicts {
+        enum Verdict: Sendable {
+            /// The rule cannot be read: why.
+            case error(String)
+            /// The rule is read, but breaks a softer RFC 5545 rule: the first one.
+            case warning(String)
+            /// The rule is fine.
+            case none
+        }
+
+        private static let known = Mutex<[String: Verdict]>([:])
+
+        static func verdict(_ text: String) -> Verdict {
+            if let verdict = known.withLock({ $0[text] }) { return verdict }
+            // One reading gives both the error and, for a readable rule, the first warning.
+            let verdict: Verdict
+            do {
+                let rule = try RecurrenceRule(validating: text)
+                verdict = rule.warnings.first.map(Verdict.warning) ?? .none
+            } catch {
+                verdict = .error(error.message)
+            }
+            known.withLock { known in
+                if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
+                known[text] = verdict
+            }
+            return verdict
         }
     }
 
@@ -105,7 +176,12 @@ extension String {
 enum DateSyntax {
     /// nil when `raw` is `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]` naming a real instant.
     static func problem(_ raw: String) -> String? {
-        let bytes = Array(raw.utf8)
+        // Every date of every file goes through here: read the bytes in place when they are.
+        if let result = raw.utf8.withContiguousStorageIfAvailable({ problem(bytes: $0) }) { return result }
+        return problem(bytes: Array(raw.utf8))
+    }
+
+    private static func problem<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> String? where Bytes.Index == Int {
         guard bytes.count == 8 || bytes.count == 15 || bytes.count == 16 else {
             return "expected YYYYMMDD or YYYYMMDDTHHMMSS with an optional Z"
         }

@@ -44,7 +44,11 @@ public struct Parameter: Sendable, Hashable, Codable {
 
     /// The decoded values joined by commas: the whole value for single-valued parameters.
     public var value: String {
-        get { values.joined(separator: ",") }
+        get {
+            // Without quotes or carets, decoding and joining gives the text back as written.
+            if !rawValue.utf8.contains(where: { $0 == ASCII.quote || $0 == ASCII.caret }) { return rawValue }
+            return values.joined(separator: ",")
+        }
         set { rawValue = Parameter.encode(newValue) }
     }
 

@@ -32,19 +32,12 @@ final class CandidateStream {
         let zone = series.start.rules ?? floating
         var sources: [any CandidateSource] = [ListSource([Self.candidate(series.start, series: series, floating: floating)])]
 
-        // Wall-clock bounds for the iterator, widened by the zone's offsets around each key.
-        func offsets(_ key: Int64) -> [Int] {
-            [key - 172_800, key, key + 172_800].map { zone.utcOffset(atInstant: $0) }
-        }
-        let lowLocal = LocalDateTime(secondsSinceEpoch: lowKey + Int64(offsets(lowKey).min() ?? 0) - 3600)
-        let highLocal = LocalDateTime(secondsSinceEpoch: highKey + Int64(offsets(highKey).max() ?? 0) + 3600)
+        let (lowLocal, highLocal) = Self.localSpan(zone: zone, lowKey: lowKey, highKey: highKey)
         let dtstart = series.start.value.local
         for rule in series.rules {
             let (until, untilLimit) = Self.until(rule, series: series, floating: floating)
-            // A rule that ends before the span or starts after it adds nothing here: skip it
-            // without building a libical iterator (DTSTART is its own source above).
-            if let untilLimit, untilLimit < lowLocal { continue }
-            if dtstart > highLocal { continue }
+            if Self.ruleAddsNothing(rule, untilLimit: untilLimit, series: series, lowLocal: lowLocal, highLocal: highLocal,
+                                    remainingSteps: meter.remainingSteps, budget: meter.budget) { continue }
             let jump: LocalDateTime? = rule.count == nil && lowLocal > dtstart ? lowLocal : nil
             let iterationStart = jump ?? dtstart
             let budget = meter.budget
@@ -81,6 +74,34 @@ final class CandidateStream {
         }
         self.excludedKeys = keys
         self.excludedDays = days
+    }
+
+    /// The wall-clock span rules are iterated over for keys `lowKey..<highKey`, widened by
+    /// the zone's offsets around each key.
+    static func localSpan(zone: any TimeZoneRules, lowKey: Int64, highKey: Int64) -> (low: LocalDateTime, high: LocalDateTime) {
+        func offsets(_ key: Int64) -> [Int] {
+            [key - 172_800, key, key + 172_800].map { zone.utcOffset(atInstant: $0) }
+        }
+        return (LocalDateTime(secondsSinceEpoch: lowKey + Int64(offsets(lowKey).min() ?? 0) - 3600),
+                LocalDateTime(secondsSinceEpoch: highKey + Int64(offsets(highKey).max() ?? 0) + 3600))
+    }
+
+    /// Whether a rule surely adds no instance to the span `lowLocal...highLocal`, so it
+    /// needs no libical iterator (DTSTART is a source of its own).
+    static func ruleAddsNothing(_ rule: RecurrenceRuleText, untilLimit: LocalDateTime?, series: SeriesDefinition,
+                                lowLocal: LocalDateTime, highLocal: LocalDateTime, remainingSteps: Int,
+                                budget: ExpansionBudget) -> Bool {
+        let dtstart = series.start.value.local
+        // It ends before the span, or starts after it.
+        if let untilLimit, untilLimit < lowLocal { return true }
+        if dtstart > highLocal { return true }
+        // Its COUNT surely runs out before the span, and counting its instances from DTSTART
+        // could not reach the step budget (a lone rule only, so no other rule's share of the
+        // budget changes).
+        if series.rules.count == 1, let count = rule.count, count + 64 < remainingSteps,
+           let bound = rule.countedEndBound(from: dtstart), bound < lowLocal,
+           bound.secondsSinceEpoch - dtstart.secondsSinceEpoch < budget.maximumSpan { return true }
+        return false
     }
 
     /// The key of the next candidate, without taking it (nil at the end).
@@ -240,16 +261,69 @@ final class OccurrenceExpander {
     init(set: RecurrenceSet, window: Range<Int64>, floatingZone: any TimeZoneRules, budget: ExpansionBudget) {
         self.meter = ExpansionMeter(budget: budget)
         self.set = set
-        let lower = min(max(window.lowerBound, Self.earliest), Self.latest)
-        let upper = min(max(window.upperBound, Self.earliest), Self.latest)
-        self.window = lower..<max(lower, upper)
+        self.window = Self.clamped(window)
         self.floating = floatingZone
         prepare()
     }
 
+    /// Whether a series without overrides surely has no occurrence in `window`: its
+    /// DTSTART falls outside the candidates' key span, it has no RDATE, and every rule adds
+    /// nothing there, by the very tests `prepare()` and ``CandidateStream`` apply. A query
+    /// skips such series without building an expander and its candidate streams.
+    static func seriesWithoutOverridesMisses(_ series: SeriesDefinition, window: Range<Int64>,
+                                             floatingZone floating: any TimeZoneRules, budget: ExpansionBudget) -> Bool {
+        let window = clamped(window)
+        guard !window.isEmpty else { return true }
+        guard series.recurrenceDates.isEmpty else { return false }
+        // prepare() without overrides: no THISANDFUTURE shift, no RDATE lengths.
+        let lowKey = window.lowerBound - series.end.upperBoundSeconds
+        let highKey = window.upperBound
+        let startKey = CandidateStream.candidate(series.start, series: series, floating: floating).key
+        guard startKey < lowKey || startKey >= highKey else { return false }
+        let (lowLocal, highLocal) = CandidateStream.localSpan(zone: series.start.rules ?? floating, lowKey: lowKey, highKey: highKey)
+        for rule in series.rules {
+            let untilLimit = CandidateStream.until(rule, series: series, floating: floating).1
+            if !CandidateStream.ruleAddsNothing(rule, untilLimit: untilLimit, series: series, lowLocal: lowLocal,
+                                                highLocal: highLocal, remainingSteps: budget.maximumIteratorSteps,
+                                                budget: budget) { return false }
+        }
+        return true
+    }
+
+    /// The window with its bounds clamped to years 1...9999.
+    static func clamped(_ window: Range<Int64>) -> Range<Int64> {
+        let lower = min(max(window.lowerBound, earliest), latest)
+        let upper = min(max(window.upperBound, earliest), latest)
+        return lower..<max(lower, upper)
+    }
+
     private func intersects(_ startKey: Int64, _ endKey: Int64) -> Bool {
+        Self.intersects(startKey, endKey, window)
+    }
+
+    private static func intersects(_ startKey: Int64, _ endKey: Int64, _ window: Range<Int64>) -> Bool {
         guard startKey < window.upperBound else { return false }
         return endKey > window.lowerBound || (endKey == startKey && startKey >= window.lowerBound)
+    }
+
+    /// Whether a set surely has no occurrence in `window`, by the tests `prepare()` applies:
+    /// no THISANDFUTURE override; the master (if any) has no RDATE and its DTSTART and
+    /// rules miss the window (``seriesWithoutOverridesMisses(_:window:floatingZone:budget:)``:
+    /// without THISANDFUTURE, overrides leave the candidates' span as it is); and no
+    /// override that is not cancelled has its own occurrence in the window (so none needs
+    /// the master's membership check, the only other work that could report a truncation).
+    static func setMisses(_ set: RecurrenceSet, window: Range<Int64>, floatingZone floating: any TimeZoneRules,
+                          budget: ExpansionBudget) -> Bool {
+        let clampedWindow = clamped(window)
+        guard !clampedWindow.isEmpty else { return true }
+        guard !set.overrideDefinitions.contains(where: \.isThisAndFuture) else { return false }
+        if let series = set.series,
+           !seriesWithoutOverridesMisses(series, window: window, floatingZone: floating, budget: budget) { return false }
+        for override in set.overrideDefinitions where !override.isCancelled {
+            let (startKey, endKey) = keys(start: override.start, end: override.ownEnd(series: set.series), floating: floating)
+            if intersects(startKey, endKey, clampedWindow) { return false }
+        }
+        return true
     }
 
     private func enqueue(_ occurrence: Occurrence, startKey: Int64, endKey: Int64, order: Int64) {
@@ -428,6 +502,23 @@ final class OccurrenceExpander {
     /// Builds an occurrence from a start and how it ends; returns it with its start and end keys.
     private func make(start: ResolvedTime, end: EndSpecification, recurrenceIdentifier: DateTime,
                       component: Component, isOverride: Bool) -> (Occurrence, Int64, Int64) {
+        let (values, startKey, endKey) = Self.times(start: start, end: end, floating: floating)
+        let occurrence = Occurrence(uid: set.uid, recurrenceIdentifier: recurrenceIdentifier, start: values.start,
+                                    end: values.end, startInstant: values.startIsFloating ? nil : startKey,
+                                    endInstant: values.endIsFloating ? nil : endKey,
+                                    isAllDay: values.start.isDate, component: component, isOverride: isOverride)
+        return (occurrence, startKey, endKey)
+    }
+
+    /// The start and end keys of the occurrence ``make(start:end:recurrenceIdentifier:component:isOverride:)`` builds.
+    static func keys(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules) -> (Int64, Int64) {
+        let (_, startKey, endKey) = times(start: start, end: end, floating: floating)
+        return (startKey, endKey)
+    }
+
+    /// An occurrence's start and end values and keys, from a start and how it ends.
+    private static func times(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules)
+        -> ((start: DateTime, end: DateTime, startIsFloating: Bool, endIsFloating: Bool), Int64, Int64) {
         let startKey = start.key(floating: floating)
         let isFloating = start.rules == nil
         var startValue = start.value
@@ -484,9 +575,6 @@ final class OccurrenceExpander {
             endValue = startValue
             endIsFloating = isFloating
         }
-        let occurrence = Occurrence(uid: set.uid, recurrenceIdentifier: recurrenceIdentifier, start: startValue, end: endValue,
-                                    startInstant: isFloating ? nil : startKey, endInstant: endIsFloating ? nil : endKey,
-                                    isAllDay: startValue.isDate, component: component, isOverride: isOverride)
-        return (occurrence, startKey, endKey)
+        return ((startValue, endValue, isFloating, endIsFloating), startKey, endKey)
     }
 }

@@ -38,11 +38,26 @@ struct RecurrenceRuleText: Sendable, Hashable {
     /// Reads a RECUR value; nil when FREQ is missing or unknown, or a part has no `=`.
     init?(_ raw: String) {
         var parts: [(key: String, value: String)] = []
-        for part in raw.split(separator: ";", omittingEmptySubsequences: true) {
-            guard let equals = part.firstIndex(of: "=") else { return nil }
-            let key = ASCII.uppercased(String(part[..<equals]))
-            let value = String(part[part.index(after: equals)...])
-            parts.append((key, value))
+        let utf8 = raw.utf8
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII, where bytes and Characters agree: split on the bytes.
+            var partStart = utf8.startIndex
+            while partStart < utf8.endIndex {
+                let partEnd = utf8[partStart...].firstIndex(of: ASCII.semicolon) ?? utf8.endIndex
+                if partStart < partEnd {
+                    guard let equals = utf8[partStart..<partEnd].firstIndex(of: ASCII.equals) else { return nil }
+                    parts.append((ASCII.uppercased(String(raw[partStart..<equals])),
+                                  String(raw[utf8.index(after: equals)..<partEnd])))
+                }
+                partStart = partEnd < utf8.endIndex ? utf8.index(after: partEnd) : partEnd
+            }
+        } else {
+            for part in raw.split(separator: ";", omittingEmptySubsequences: true) {
+                guard let equals = part.firstIndex(of: "=") else { return nil }
+                let key = ASCII.uppercased(String(part[..<equals]))
+                let value = String(part[part.index(after: equals)...])
+                parts.append((key, value))
+            }
         }
         self.parts = parts
         func value(_ key: String) -> String? { parts.first { $0.key == key }?.value }
@@ -114,4 +129,63 @@ struct RecurrenceRuleText: Sendable, Hashable {
 
     /// Whether libical ignores this rule's BYSETPOS (it does for FREQ=WEEKLY in 3.0.16).
     var needsWeeklySetPosition: Bool { frequency == .weekly && value("BYSETPOS") != nil }
+
+    /// For a rule with COUNT whose every period (FREQ × INTERVAL) is sure to hold an
+    /// instance, a wall-clock time that no instance starts after; nil for any other rule.
+    ///
+    /// Lets an expansion skip a rule whose COUNT runs out before its window without asking
+    /// libical for every instance from DTSTART on. Only rules whose periods cannot be
+    /// empty qualify: DAILY without BY parts; WEEKLY without BY parts or with a BYDAY of
+    /// plain weekdays; MONTHLY on a day 1 to 28 (DTSTART's or BYMONTHDAY's, from either
+    /// end); YEARLY without BY parts, not on February 29. Each of those has at least one
+    /// instance in every period after DTSTART's, so COUNT instances (DTSTART counting as
+    /// one) end within COUNT + 1 periods of DTSTART; one more period of slack covers the
+    /// week alignment of WEEKLY rules with INTERVAL.
+    func countedEndBound(from dtstart: LocalDateTime) -> LocalDateTime? {
+        guard let count else { return nil }
+        var byDay: String?
+        var byMonthDay: String?
+        for part in parts {
+            switch part.key {
+            case "FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST": continue
+            case "BYDAY": byDay = part.value
+            case "BYMONTHDAY": byMonthDay = part.value
+            default: return nil
+            }
+        }
+        let periodDays: Int
+        switch frequency {
+        case .daily:
+            guard byDay == nil, byMonthDay == nil else { return nil }
+            periodDays = 1
+        case .weekly:
+            guard byMonthDay == nil else { return nil }
+            if let byDay {
+                let items = byDay.split(separator: ",", omittingEmptySubsequences: false)
+                guard !items.isEmpty, items.allSatisfy({ Self.isoWeekday(String($0)) != nil }) else { return nil }
+            }
+            periodDays = 7
+        case .monthly:
+            guard byDay == nil else { return nil }
+            if let byMonthDay {
+                let items = byMonthDay.split(separator: ",", omittingEmptySubsequences: false)
+                guard !items.isEmpty, items.allSatisfy({ item in
+                    guard item.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D }),
+                          let day = Int(item) else { return false }
+                    return (1...28).contains(abs(day))
+                }) else { return nil }
+            } else {
+                guard dtstart.date.day <= 28 else { return nil }
+            }
+            periodDays = 31
+        case .yearly:
+            guard byDay == nil, byMonthDay == nil, !(dtstart.date.month == 2 && dtstart.date.day == 29) else { return nil }
+            periodDays = 366
+        default:
+            return nil
+        }
+        let (periods, overflow) = (count + 2).multipliedReportingOverflow(by: interval)
+        guard !overflow, periods <= 1_000_000 else { return nil }
+        return dtstart.adding(seconds: Int64(periods) * Int64(periodDays) * 86_400)
+    }
 }

@@ -38,18 +38,31 @@ enum EndSpecification: Sendable {
 struct ZoneResolver {
     let lookup: @Sendable (String) -> (any TimeZoneRules)?
     private(set) var unresolved: [String] = []
+    private var lastLookup: (identifier: String, rules: (any TimeZoneRules)?)?
 
     init(lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) { self.lookup = lookup }
 
     /// Reads a DATE or DATE-TIME property value. A floating value inside a zoned series is
     /// read in the series' zone (`seriesRules`).
     mutating func time(_ text: String, timeZoneIdentifier: String?, seriesRules: (any TimeZoneRules)?) -> ResolvedTime? {
-        guard let value = DateTime(iCalendar: text.filter { $0 != " " }, timeZoneIdentifier: timeZoneIdentifier) else { return nil }
+        // Spaces are dropped (as Characters, only when there are any: most values have none).
+        let value = text.utf8.contains(ASCII.space)
+            ? DateTime(iCalendar: text.filter { $0 != " " }, timeZoneIdentifier: timeZoneIdentifier)
+            : DateTime(iCalendar: text, timeZoneIdentifier: timeZoneIdentifier)
+        guard let value else { return nil }
         switch value.zone {
         case .utc: return ResolvedTime(value: value, rules: FixedOffsetZone.utc)
         case .floating: return ResolvedTime(value: value, rules: value.isDate ? nil : seriesRules)
         case .identifier(let identifier):
-            if let rules = lookup(identifier) { return ResolvedTime(value: value, rules: rules) }
+            // A series' values mostly share one TZID: ask the lookup once for it.
+            let found: (any TimeZoneRules)?
+            if let last = lastLookup, last.identifier == identifier {
+                found = last.rules
+            } else {
+                found = lookup(identifier)
+                lastLookup = (identifier, found)
+            }
+            if let rules = found { return ResolvedTime(value: value, rules: rules) }
             if !unresolved.contains(identifier) { unresolved.append(identifier) }
             return ResolvedTime(value: value, rules: nil)
         }
@@ -84,7 +97,7 @@ struct ResolvedRecurrenceDate: Sendable {
 }
 
 /// The master of a series, read once: DTSTART, how instances end, rules, RDATE and EXDATE.
-struct SeriesDefinition: Sendable {
+final class SeriesDefinition: Sendable {
     let component: Component
     let start: ResolvedTime
     let end: EndSpecification
@@ -96,17 +109,18 @@ struct SeriesDefinition: Sendable {
 
     /// Nil when the component has no readable DTSTART (nor DUE for a VTODO): such a
     /// component has no occurrences.
-    init?(component: Component, resolver: inout ZoneResolver) {
-        var startProperty = component.property(.dateTimeStart)
-        if startProperty == nil, component.matches(.todo) { startProperty = component.property(.dateTimeDue) }
-        guard let start = resolver.time(startProperty, seriesRules: nil) else { return nil }
+    /// - Parameter readingExceptionDates: false to leave EXDATE unread (empty), for a
+    ///   caller that only asks where the series can be.
+    init?(component: Component, fields: ComponentFields, resolver: inout ZoneResolver, readingExceptionDates: Bool = true) {
+        guard let start = Self.start(of: component, fields: fields, resolver: &resolver) else { return nil }
         self.component = component
         self.start = start
-        self.end = Self.end(of: component, start: start, resolver: &resolver) ?? Self.defaultEnd(start)
-        self.rules = component.properties(.recurrenceRule).compactMap { RecurrenceRuleText($0.rawValue) }
+        self.end = Self.end(of: component, fields: fields, start: start, resolver: &resolver) ?? Self.defaultEnd(start)
+        self.rules = fields.ruleCount == 0 ? []
+            : component.properties(.recurrenceRule).compactMap { RecurrenceRuleText($0.rawValue) }
 
         var dates: [ResolvedRecurrenceDate] = []
-        for property in component.properties(.recurrenceDates) {
+        for property in fields.recurrenceDateCount == 0 ? [] : component.properties(.recurrenceDates) {
             let tzid = property[parameter: .timeZoneIdentifier]
             let isPeriod = property[parameter: .valueType].map { ASCII.equalsIgnoringCase($0, "PERIOD") } ?? false
             for item in property.rawValue.split(separator: ",") {
@@ -133,7 +147,7 @@ struct SeriesDefinition: Sendable {
         self.recurrenceDates = dates
 
         var exceptions: [ResolvedTime] = []
-        for property in component.properties(.exceptionDates) {
+        for property in fields.exceptionDateCount == 0 || !readingExceptionDates ? [] : component.properties(.exceptionDates) {
             let tzid = property[parameter: .timeZoneIdentifier]
             for item in property.rawValue.split(separator: ",") {
                 if let time = resolver.time(String(item), timeZoneIdentifier: tzid, seriesRules: start.rules) {
@@ -144,6 +158,13 @@ struct SeriesDefinition: Sendable {
         self.exceptionDates = exceptions
     }
 
+    /// DTSTART (or DUE for a VTODO without DTSTART), read; nil when there is none.
+    static func start(of component: Component, fields: ComponentFields, resolver: inout ZoneResolver) -> ResolvedTime? {
+        var startProperty = component.property(at: fields.start)
+        if startProperty == nil, component.matches(.todo) { startProperty = component.property(at: fields.due) }
+        return resolver.time(startProperty, seriesRules: nil)
+    }
+
     /// The end a start has without DTEND, DURATION or DUE: one day for a DATE, zero length
     /// for a DATE-TIME (RFC 5545 §3.6.1).
     static func defaultEnd(_ start: ResolvedTime) -> EndSpecification {
@@ -151,14 +172,17 @@ struct SeriesDefinition: Sendable {
     }
 
     /// The end from DTEND, DUE (VTODO) or DURATION, or nil when there is none.
-    static func end(of component: Component, start: ResolvedTime, resolver: inout ZoneResolver) -> EndSpecification? {
-        let endProperty = component.matches(.todo) ? component.property(.dateTimeDue) : component.property(.dateTimeEnd)
+    static func end(of component: Component, fields: ComponentFields, start: ResolvedTime,
+                    resolver: inout ZoneResolver) -> EndSpecification? {
+        let isTodo = component.matches(.todo)
+        let endProperty = component.property(at: isTodo ? fields.due : fields.end)
         if let endProperty, let endTime = resolver.time(endProperty, seriesRules: start.rules) {
             // A VTODO without DTSTART starts at DUE: zero length.
-            if component.matches(.todo), component.property(.dateTimeStart) == nil { return defaultEnd(start) }
+            if isTodo, fields.start == nil { return defaultEnd(start) }
             return exactEnd(from: start, to: endTime)
         }
-        if let text = component[.duration], let duration = Duration(iCalendar: text.filter { $0 != " " }) {
+        if let text = component.property(at: fields.duration)?.rawValue,
+           let duration = Duration(iCalendar: text.utf8.contains(ASCII.space) ? text.filter { $0 != " " } : text) {
             if start.value.isDate {
                 let days = duration.nominalDays + Int((duration.exactSeconds + 86_399) / 86_400)
                 return days > 0 ? .days(days) : .days(1)
@@ -208,18 +232,18 @@ struct OverrideDefinition: Sendable {
     let isThisAndFuture: Bool
     let isCancelled: Bool
 
-    init?(component: Component, series: SeriesDefinition?, resolver: inout ZoneResolver) {
-        guard let property = component.property(.recurrenceIdentifier),
+    init?(component: Component, fields: ComponentFields, series: SeriesDefinition?, resolver: inout ZoneResolver) {
+        guard let property = component.property(at: fields.recurrenceIdentifier),
               let recurrenceIdentifier = resolver.time(property, seriesRules: series?.start.rules) else { return nil }
         self.component = component
         self.recurrenceIdentifier = recurrenceIdentifier
-        let ownStart = resolver.time(component.property(.dateTimeStart), seriesRules: series?.start.rules)
+        let ownStart = resolver.time(component.property(at: fields.start), seriesRules: series?.start.rules)
         self.hasOwnStart = ownStart != nil
         let start = ownStart ?? recurrenceIdentifier
         self.start = start
-        self.end = SeriesDefinition.end(of: component, start: start, resolver: &resolver)
+        self.end = SeriesDefinition.end(of: component, fields: fields, start: start, resolver: &resolver)
         self.isThisAndFuture = property[parameter: .range].map { ASCII.equalsIgnoringCase($0, "THISANDFUTURE") } ?? false
-        self.isCancelled = component[.status].map { ASCII.equalsIgnoringCase($0, "CANCELLED") } ?? false
+        self.isCancelled = component.property(at: fields.status).map { ASCII.equalsIgnoringCase($0.rawValue, "CANCELLED") } ?? false
     }
 
     /// How this override's own occurrence ends: its own DTEND/DURATION/DUE; else the

@@ -41,6 +41,8 @@ public struct RecurrenceSet: Sendable {
     public let unresolvedTimeZoneIdentifiers: [String]
 
     let series: SeriesDefinition?
+    /// Whether the master has an RRULE or RDATE property (readable or not).
+    let masterRecurs: Bool
     let overrideDefinitions: [OverrideDefinition]
 
     /// Creates the set from components that share one UID: a master, its overrides, and
@@ -51,25 +53,35 @@ public struct RecurrenceSet: Sendable {
     ///   - components: VEVENT, VTODO or VJOURNAL components (any kind is read the same way).
     ///   - zoneLookup: resolves a TZID as written to its rules; nil when it is unknown.
     public init(components: [Component], zoneLookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) {
-        let uid = components.first?[.uniqueIdentifier] ?? ""
-        let mine = components.enumerated().filter { ($0.element[.uniqueIdentifier] ?? "") == uid }
+        self.init(entries: components.map { ($0, ComponentFields($0)) }, zoneLookup: zoneLookup)
+    }
+
+    /// The same from components whose fields were already found.
+    init(entries: [(component: Component, fields: ComponentFields)],
+         zoneLookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) {
+        func uidOf(_ entry: (component: Component, fields: ComponentFields)) -> String? {
+            entry.component.property(at: entry.fields.uid)?.rawValue
+        }
+        let uid = entries.first.flatMap(uidOf) ?? ""
         var resolver = ZoneResolver(lookup: zoneLookup)
 
-        func version(_ component: Component) -> (Int, String) {
-            let sequence = component[.sequence].flatMap { Int(String($0.filter { $0 != " " })) } ?? 0
-            return (sequence, component[.dateTimeStamp] ?? "")
+        typealias Entry = (offset: Int, element: (component: Component, fields: ComponentFields))
+        func version(_ entry: (component: Component, fields: ComponentFields)) -> (Int, String) {
+            let sequence = entry.component.property(at: entry.fields.sequence)
+                .flatMap { Int(String($0.rawValue.filter { $0 != " " })) } ?? 0
+            return (sequence, entry.component.property(at: entry.fields.stamp)?.rawValue ?? "")
         }
-        func newer(_ a: (offset: Int, element: Component), than b: (offset: Int, element: Component)) -> Bool {
+        func newer(_ a: Entry, than b: Entry) -> Bool {
             let (sa, da) = version(a.element), (sb, db) = version(b.element)
             if sa != sb { return sa > sb }
             if da != db { return da > db }
             return a.offset > b.offset
         }
 
-        var masterEntry: (offset: Int, element: Component)?
-        var overrideEntries: [String: (offset: Int, element: Component)] = [:]
-        for entry in mine {
-            if let recurrenceID = entry.element.property(.recurrenceIdentifier) {
+        var masterEntry: Entry?
+        var overrideEntries: [String: Entry] = [:]
+        for entry in entries.enumerated() where (uidOf(entry.element) ?? "") == uid {
+            if let recurrenceID = entry.element.component.property(at: entry.element.fields.recurrenceIdentifier) {
                 let key = ZoneResolver.identityKey(recurrenceID, lookup: zoneLookup)
                 if let existing = overrideEntries[key], !newer(entry, than: existing) { continue }
                 overrideEntries[key] = entry
@@ -79,13 +91,16 @@ public struct RecurrenceSet: Sendable {
             }
         }
         let chosenOverrides = overrideEntries.values.sorted { $0.offset < $1.offset }.map(\.element)
-        let series = masterEntry.flatMap { SeriesDefinition(component: $0.element, resolver: &resolver) }
+        let series = masterEntry.flatMap {
+            SeriesDefinition(component: $0.element.component, fields: $0.element.fields, resolver: &resolver)
+        }
         self.uid = uid
-        self.master = masterEntry?.element
-        self.overrides = chosenOverrides
+        self.master = masterEntry?.element.component
+        self.masterRecurs = masterEntry?.element.fields.recurs ?? false
+        self.overrides = chosenOverrides.map(\.component)
         self.series = series
         self.overrideDefinitions = chosenOverrides.compactMap {
-            OverrideDefinition(component: $0, series: series, resolver: &resolver)
+            OverrideDefinition(component: $0.component, fields: $0.fields, series: series, resolver: &resolver)
         }
         self.unresolvedTimeZoneIdentifiers = resolver.unresolved
     }
@@ -106,21 +121,108 @@ public struct RecurrenceSet: Sendable {
     /// skipped), in the order each UID first appears.
     public static func grouping(_ components: [Component],
                                 zoneLookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) -> [RecurrenceSet] {
-        var order: [String] = []
-        var groups: [String: [Component]] = [:]
-        var anonymous = 0
-        for component in components where component.matches(.event) || component.matches(.todo) || component.matches(.journal) {
-            let key: String
-            if let uid = component[.uniqueIdentifier] {
-                key = component.kind.rawValue + "\u{0}" + uid
-            } else {
-                anonymous += 1
-                key = "\u{1}\(anonymous)"
-            }
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(component)
+        groupedEntries(components).map { RecurrenceSet(entries: $0, zoneLookup: zoneLookup) }
+    }
+
+    /// What ``grouping(_:zoneLookup:)`` groups, before any set is built: VEVENT, VTODO and
+    /// VJOURNAL components (only those of `kinds`, when given) with their fields, by kind
+    /// and UID, in the order each UID first appears; a component without UID alone.
+    static func groupedEntries(_ components: [Component], kinds: Set<ComponentKind>? = nil)
+        -> [[(component: Component, fields: ComponentFields)]] {
+        let grouping = Grouping(components, kinds: kinds)
+        return grouping.groups.indices.map { grouping.entries(of: $0) }
+    }
+
+    /// Components grouped by kind and UID, held flat: one entry per component and a chain
+    /// of entry positions per group, so that a calendar of 100,000 single events costs no
+    /// array per group.
+    struct Grouping {
+        /// The components grouped, with their fields, in the order given.
+        private(set) var components: [(component: Component, fields: ComponentFields)] = []
+        /// Each group's first and last entry, in the order each group first appears.
+        private(set) var groups: [(first: Int32, last: Int32)] = []
+        /// The entry after each entry in its group, or -1.
+        private var next: [Int32] = []
+
+        private struct Key: Hashable {
+            let kind: UInt8
+            let uid: String
         }
-        return order.map { RecurrenceSet(components: groups[$0] ?? [], zoneLookup: zoneLookup) }
+
+        /// Groups VEVENT, VTODO and VJOURNAL components (only those of `kinds`, when given).
+        init(_ all: [Component], kinds: Set<ComponentKind>? = nil) {
+            let wanted = [ComponentKind.event, .todo, .journal].map { kinds?.contains($0) ?? true }
+            components.reserveCapacity(all.count)
+            groups.reserveCapacity(all.count)
+            next.reserveCapacity(all.count)
+            var indices: [Key: Int32] = [:]
+            indices.reserveCapacity(all.count)
+            for component in all {
+                let name = component.name
+                let kind: UInt8
+                if ASCII.equalsIgnoringCase(name, "VEVENT") { kind = 0 }
+                else if ASCII.equalsIgnoringCase(name, "VTODO") { kind = 1 }
+                else if ASCII.equalsIgnoringCase(name, "VJOURNAL") { kind = 2 }
+                else { continue }
+                guard wanted[Int(kind)] else { continue }
+                let fields = ComponentFields(component)
+                let entry = Int32(truncatingIfNeeded: components.count)
+                components.append((component, fields))
+                next.append(-1)
+                if let uid = component.property(at: fields.uid)?.rawValue {
+                    let key = Key(kind: kind, uid: uid)
+                    if let group = indices[key] {
+                        next[Int(groups[Int(group)].last)] = entry
+                        groups[Int(group)].last = entry
+                        continue
+                    }
+                    indices[key] = Int32(truncatingIfNeeded: groups.count)
+                }
+                groups.append((entry, entry))
+            }
+        }
+
+        /// Whether a group holds one component only.
+        func isLone(_ group: Int) -> Bool { groups[group].first == groups[group].last }
+
+        /// The components of a group, in the order given.
+        func entries(of group: Int) -> [(component: Component, fields: ComponentFields)] {
+            var result: [(component: Component, fields: ComponentFields)] = []
+            var entry = groups[group].first
+            while entry >= 0 {
+                result.append(components[Int(entry)])
+                entry = next[Int(entry)]
+            }
+            return result
+        }
+    }
+
+    /// Whether a lone component (no other component shares its UID) without RECURRENCE-ID
+    /// surely has no occurrence in `window`, by the very tests ``OccurrenceExpander`` and
+    /// its candidate streams apply: the one candidate of a single event (DTSTART) starts at
+    /// or after the window's end, or before its start by more than the longest possible
+    /// length; a series without RDATE has that too, and every rule of it ends before the
+    /// window or starts after it. A query skips such components without building a set.
+    static func loneComponentMisses(_ entry: (component: Component, fields: ComponentFields), window: Range<Int64>,
+                                    floatingZone: any TimeZoneRules, budget: ExpansionBudget,
+                                    zoneLookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) -> Bool {
+        let (component, fields) = entry
+        guard fields.recurrenceIdentifier == nil, fields.recurrenceDateCount == 0 else { return false }
+        var resolver = ZoneResolver(lookup: zoneLookup)
+        guard fields.ruleCount == 0 else {
+            // Without a readable start the set has no series, and without overrides nothing.
+            guard let series = SeriesDefinition(component: component, fields: fields, resolver: &resolver,
+                                                readingExceptionDates: false) else { return true }
+            return OccurrenceExpander.seriesWithoutOverridesMisses(series, window: window, floatingZone: floatingZone,
+                                                                  budget: budget)
+        }
+        let window = OccurrenceExpander.clamped(window)
+        guard !window.isEmpty else { return true }
+        guard let start = SeriesDefinition.start(of: component, fields: fields, resolver: &resolver) else { return true }
+        let end = SeriesDefinition.end(of: component, fields: fields, start: start, resolver: &resolver)
+            ?? SeriesDefinition.defaultEnd(start)
+        let key = start.key(floating: floatingZone)
+        return key >= window.upperBound || key < window.lowerBound - end.upperBoundSeconds
     }
 
     /// The occurrences that intersect `window`, lazily and in start order.

@@ -168,7 +168,12 @@ final class RuleInstanceStream {
             finish()
             return
         }
-        let chunk = iterator.next(limit: min(chunkSize, meter.remainingSteps))
+        // Every accepted instance takes at least one raw step, so a rule with COUNT never
+        // needs more raw steps in one pump than the instances it has left: asking libical
+        // for more would only compute instances that are thrown away.
+        var limit = min(chunkSize, meter.remainingSteps)
+        if let remainingCount { limit = min(limit, max(1, remainingCount)) }
+        let chunk = iterator.next(limit: limit)
         chunkSize = min(256, chunkSize * 2)
         meter.steps += max(1, chunk.count)
         for local in chunk {
@@ -257,6 +262,9 @@ final class RuleInstanceStream {
         isFirst = false
         lastEmitted = local
         ready.append(local)
+        // The last instance COUNT allows: stop now rather than at the next raw instance,
+        // which would cost libical another step (or a whole chunk of them).
+        if remainingCount == 0 { exhausted = true }
     }
 
     static func greatestCommonDivisor(_ a: Int64, _ b: Int64) -> Int64 {

@@ -125,30 +125,53 @@ public struct TimeZoneResolver: Sendable {
         }
         self.embeddedTimeZones = embedded
 
-        // Every TZID the calendar uses, with its first property and number of uses.
-        var uses: [String: (line: Int, component: String, property: String, count: Int)] = [:]
-        var years: [String: (lower: Int, upper: Int)] = [:]
+        // Every TZID the calendar uses, with its first property and number of uses, and the
+        // years its values span. This visits every property of the calendar, so it reads in
+        // place (most properties have no parameters and are passed over without a copy) and
+        // keeps one slot per TZID, found again by comparing with the last TZID seen.
+        var slots: [String: Int] = [:]
+        var slotUses: [(line: Int, component: String, property: String, count: Int)] = []
+        var slotYears: [(lower: Int, upper: Int)?] = []
         var order: [String] = []
+        var last: (tzid: String, slot: Int)?
         func walk(_ component: Component) {
             guard !component.matches(.timeZone) else { return }
-            let recurs = component.property(.recurrenceRule) != nil
-            for property in component.properties {
-                guard let tzid = property[parameter: .timeZoneIdentifier] else { continue }
-                for item in property.rawValue.split(separator: ",") {
-                    guard let year = Int(item.prefix(4)) else { continue }
-                    let known = years[tzid]
-                    years[tzid] = (min(known?.lower ?? year, year), max(known?.upper ?? year, recurs ? Int.max : year))
-                }
-                if let existing = uses[tzid] {
-                    uses[tzid]?.count = existing.count + 1
-                } else {
-                    uses[tzid] = (property.line ?? component.line ?? 0, component.name, property.name, 1)
-                    order.append(tzid)
+            var recurs: Bool?
+            component.properties.withUnsafeBufferPointer { properties in
+                for index in properties.indices where !properties[index].parameters.isEmpty {
+                    guard let tzid = properties[index][parameter: .timeZoneIdentifier] else { continue }
+                    let isRecurring = recurs ?? (component.property(.recurrenceRule) != nil)
+                    recurs = isRecurring
+                    let slot: Int
+                    if let last, last.tzid == tzid {
+                        slot = last.slot
+                        slotUses[slot].count += 1
+                    } else if let known = slots[tzid] {
+                        slot = known
+                        slotUses[slot].count += 1
+                    } else {
+                        slot = slotUses.count
+                        slots[tzid] = slot
+                        slotUses.append((properties[index].line ?? component.line ?? 0, component.name, properties[index].name, 1))
+                        slotYears.append(nil)
+                        order.append(tzid)
+                    }
+                    last = (tzid, slot)
+                    Self.forEachLeadingYear(properties[index].rawValue) { year in
+                        let known = slotYears[slot]
+                        slotYears[slot] = (min(known?.lower ?? year, year), max(known?.upper ?? year, isRecurring ? Int.max : year))
+                    }
                 }
             }
-            component.components.forEach(walk)
+            for child in component.components.indices { walk(component.components[child]) }
         }
         walk(calendar)
+        var uses: [String: (line: Int, component: String, property: String, count: Int)] = [:]
+        var years: [String: (lower: Int, upper: Int)] = [:]
+        for (tzid, slot) in slots {
+            uses[tzid] = slotUses[slot]
+            years[tzid] = slotYears[slot]
+        }
 
         // An embedded VTIMEZONE is compared with tzdata over the years the calendar's own
         // times under that TZID span (to the end of comparisonYears for recurring ones), so
@@ -197,6 +220,37 @@ public struct TimeZoneResolver: Sendable {
             self.defaultTimeZone = nil
         }
         self.diagnostics = diagnostics
+    }
+
+    /// Calls `body` with `Int(item.prefix(4))` of every comma-separated item of a value
+    /// that has one: the year each DATE or DATE-TIME of a list starts with. An ASCII value
+    /// (where bytes and Characters agree) is read byte by byte.
+    static func forEachLeadingYear(_ value: String, _ body: (Int) -> Void) {
+        let utf8 = value.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            for item in value.split(separator: ",") {
+                if let year = Int(item.prefix(4)) { body(year) }
+            }
+            return
+        }
+        var itemStart = utf8.startIndex
+        while itemStart < utf8.endIndex {
+            let itemEnd = utf8[itemStart...].firstIndex(of: ASCII.comma) ?? utf8.endIndex
+            if itemStart < itemEnd {  // split(separator:) omits empty items
+                var year = 0, digits = 0
+                for byte in utf8[itemStart..<itemEnd] {
+                    guard digits < 4, byte >= 0x30 && byte <= 0x39 else { break }
+                    year = year * 10 + Int(byte - 0x30)
+                    digits += 1
+                }
+                if digits == 4 {
+                    body(year)
+                } else if let year = Int(value[itemStart..<itemEnd].prefix(4)) {
+                    body(year)
+                }
+            }
+            itemStart = itemEnd < utf8.endIndex ? utf8.index(after: itemEnd) : itemEnd
+        }
     }
 
     /// Resolves a TZID as written, or returns nil when nothing matches.

@@ -42,19 +42,47 @@ public struct DateTime: Sendable, Hashable, Codable, CustomStringConvertible {
     /// property's TZID parameter, if any. A TZID on a UTC or DATE value is ignored, as
     /// RFC 5545 says it must not be there. Returns nil for text that is not a real date.
     public init?(iCalendar text: some StringProtocol, timeZoneIdentifier: String? = nil) {
-        let bytes = Array(text.utf8)
-        guard DateSyntax.problem(String(text)) == nil else { return nil }
-        guard let date = CalendarDate(iCalendar: String(decoding: bytes[0..<8], as: UTF8.self)) else { return nil }
-        if bytes.count == 8 {
+        // The DateSyntax grammar (8, 15 or 16 ASCII bytes naming a real day and time), read
+        // straight from the UTF-8 bytes: this runs for every DTSTART, DTEND, EXDATE and
+        // RECURRENCE-ID of a query, so it allocates nothing.
+        let utf8 = text.utf8
+        let count = utf8.count
+        guard count == 8 || count == 15 || count == 16 else { return nil }
+        var bytes: (UInt64, UInt64) = (0, 0)
+        var index = 0
+        for byte in utf8 {
+            if index < 8 {
+                bytes.0 |= UInt64(byte) << (8 * UInt64(index))
+            } else {
+                bytes.1 |= UInt64(byte) << (8 * UInt64(index - 8))
+            }
+            index += 1
+        }
+        @inline(__always) func byte(_ position: Int) -> UInt8 {
+            position < 8 ? UInt8(truncatingIfNeeded: bytes.0 >> (8 * UInt64(position)))
+                : UInt8(truncatingIfNeeded: bytes.1 >> (8 * UInt64(position - 8)))
+        }
+        @inline(__always) func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for position in range {
+                let digit = byte(position)
+                guard digit >= 0x30 && digit <= 0x39 else { return nil }
+                value = value * 10 + Int(digit - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+              (1...12).contains(month), (1...DateSyntax.daysInMonth(year: year, month: month)).contains(day),
+              let date = CalendarDate(year: year, month: month, day: day) else { return nil }
+        if count == 8 {
             self.init(date: date)
             return
         }
-        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(bytes[$1] - 0x30) } }
-        guard let time = TimeOfDay(hour: number(9..<11), minute: number(11..<13), second: number(13..<15)) else {
-            return nil
-        }
+        guard byte(8) == UInt8(ascii: "T"), let hour = number(9..<11), let minute = number(11..<13),
+              let second = number(13..<15), count == 15 || byte(15) == UInt8(ascii: "Z"),
+              let time = TimeOfDay(hour: hour, minute: minute, second: second) else { return nil }
         let local = LocalDateTime(date: date, time: time)
-        if bytes.count == 16 {
+        if count == 16 {
             self.init(local, zone: .utc)
         } else if let timeZoneIdentifier, !timeZoneIdentifier.isEmpty {
             self.init(local, zone: .identifier(timeZoneIdentifier))
