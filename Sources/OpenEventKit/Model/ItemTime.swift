@@ -11,10 +11,18 @@ enum ItemTime {
         rules(for: TimeZone.current) ?? IANATimeZone.system() ?? FixedOffsetZone.utc
     }
 
+    /// The names tzdata gives UTC (`Etc/UTC`, `Zulu`, …): values in them are written in UTC's
+    /// own form (`…Z`), not with a TZID.
+    static let utcNames: Set<String> = ["UTC", "GMT", "Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Zulu", "Etc/Universal",
+                                        "Etc/Greenwich", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "UCT", "Zulu",
+                                        "Universal", "Greenwich", "GMT0", "GMT+0", "GMT-0"]
+
+    static func isUTC(_ zone: TimeZone) -> Bool { utcNames.contains(zone.identifier) }
+
     /// The tzdata rules of a Foundation zone; a fixed offset for a zone tzdata does not know.
     static func rules(for zone: TimeZone) -> (any TimeZoneRules)? {
         let identifier = zone.identifier
-        if identifier == "UTC" || identifier == "GMT" { return FixedOffsetZone.utc }
+        if isUTC(zone) { return FixedOffsetZone.utc }
         if let iana = IANATimeZone(named: identifier) { return iana }
         return FixedOffsetZone(identifier: identifier, offset: zone.secondsFromGMT())
     }
@@ -37,7 +45,7 @@ enum ItemTime {
         guard let zone else {
             return DateTime(defaultZone().local(at: instant), zone: .floating)
         }
-        if zone.identifier == "UTC" || zone.identifier == "GMT" {
+        if isUTC(zone) {
             return DateTime(LocalDateTime(secondsSinceEpoch: instant), zone: .utc)
         }
         let rules = rules(for: zone) ?? FixedOffsetZone.utc
@@ -89,7 +97,7 @@ enum ItemTime {
         guard let time = TimeOfDay(hour: hour, minute: components.minute ?? 0, second: components.second ?? 0) else { return nil }
         let local = LocalDateTime(date: date, time: time)
         guard let zone = components.timeZone else { return DateTime(local, zone: .floating) }
-        if zone.identifier == "UTC" || zone.identifier == "GMT" { return DateTime(local, zone: .utc) }
+        if isUTC(zone) { return DateTime(local, zone: .utc) }
         return DateTime(local, zone: .identifier(zone.identifier))
     }
 }
