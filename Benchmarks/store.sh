@@ -5,9 +5,9 @@
 #
 #   sh Benchmarks/store.sh            (also the last step of Benchmarks/run.sh; BENCH_STORE=0 skips it there)
 #
-# For each size: `ical import` of the generated file into an empty store (one batch; the
-# first round's store becomes the query store, its items spread over several collections),
-# then rounds of: `ical query` cold (no index: the run builds it) and khal's first run (empty
+# For each size: `ical import` of the generated file into an empty store (one batch, timed),
+# then the query store: the same file imported in chunks of 5,000 events (one untimed
+# batch of several files), its items spread over several collections; then rounds of: `ical query` cold (no index: the run builds it) and khal's first run (empty
 # cache), `ical query` warm and `khal list` warm, over one month, and `store-bench query`
 # (the EKEventStore library path in process, and where a query's time goes).
 #
@@ -16,6 +16,8 @@
 #   BENCH_STORE_RUNS         rounds; medians shown (default BENCH_RUNS, else 5)
 #   BENCH_STORE_BIG_RUNS     at 100,000+ events: rounds of the import and of khal's first run
 #                            (default 1; the cold and warm queries get min(RUNS, 3))
+#   BENCH_STORE_IMPORT_TIMEOUT  seconds after which a timed import is stopped and reported as
+#                            not finished (default 600: 30 times the 100,000-event target)
 #   BENCH_STORE_MONTH        the month queried     (default 2026-03, UTC)
 #   BENCH_STORE_COLLECTIONS  collections the items are spread over (default 4)
 #   BENCH_KHAL               0 skips khal          (default 1)
@@ -33,6 +35,7 @@ cd "$here"
 SIZES=${BENCH_STORE_SIZES:-${BENCH_SIZES:-"1000 10000 100000"}}
 RUNS=${BENCH_STORE_RUNS:-${BENCH_RUNS:-5}}
 BIG_RUNS=${BENCH_STORE_BIG_RUNS:-1}
+IMPORT_TIMEOUT=${BENCH_STORE_IMPORT_TIMEOUT:-600}
 MONTH=${BENCH_STORE_MONTH:-2026-03}
 COLLECTIONS=${BENCH_STORE_COLLECTIONS:-4}
 KHAL_ENABLED=${BENCH_KHAL:-1}
@@ -119,6 +122,34 @@ grant() {
     "$ICAL" privacy grant org.openeventkit.ical --events full --reminders full --store "$1" >/dev/null
 }
 
+# chunks FILE DIR SIZE: writes FILE's events as DIR/chunk-K.ics, SIZE UIDs per file (in the
+# order they first appear; overrides go with their UID), each file with FILE's header and
+# every VTIMEZONE. `ical import` pairs each item with the VTIMEZONEs of its own source
+# file, which costs a walk over that file's components per UID, so chunks keep the
+# untimed import of the query store quick at 100,000 events.
+chunks() {
+    rm -rf "$2"
+    mkdir -p "$2"
+    awk -v dir="$2" -v per="$3" '
+        function out(k) { return dir "/chunk-" sprintf("%04d", k) ".ics" }
+        /^BEGIN:VEVENT\r?$/ { inEvent = 1; block = ""; uid = "" }
+        !inEvent && !started { header = header $0 "\n"; next }
+        inEvent {
+            block = block $0 "\n"
+            if (uid == "" && $0 ~ /^UID:/) uid = $0
+            if ($0 ~ /^END:VEVENT\r?$/) {
+                inEvent = 0; started = 1
+                if (!(uid in chunkOf)) { chunkOf[uid] = int(count / per); count++ }
+                k = chunkOf[uid]
+                if (!(k in opened)) { opened[k] = 1; printf "%s", header > out(k) }
+                printf "%s", block > out(k)
+            }
+            next
+        }
+        END { for (k in opened) { printf "END:VCALENDAR\r\n" > out(k); close(out(k)) } }
+    ' "$1"
+}
+
 # spread STORE: moves the items of the default collection `calendar` over COLLECTIONS
 # collections, by their sorted names (item i to collection i mod COLLECTIONS).
 collection_names="calendar work family sport school travel club garden"
@@ -168,8 +199,8 @@ timed() {
     if line=$("$TIMED" "$raw/$size-$name.out" "$@" 2>>"$raw/$size-$name.err"); then
         printf '%s\n' "$line" >>"$raw/$size-$name"
     else
-        say "store: $name failed on $size events (see $raw/$size-$name.err)"
-        printf 'failed=1\n' >>"$raw/$size-$name"
+        say "store: $name failed on $size events (see $raw/$size-$name.err): $line"
+        printf 'failed=1 %s\n' "$line" >>"$raw/$size-$name"
     fi
 }
 
@@ -177,7 +208,7 @@ timed() {
 field() {
     file="$raw/$1-$2"
     [ -f "$file" ] || { echo -; return; }
-    tr ' ' '\n' <"$file" | sed -n "s/^$3=//p" | sort -n | awk '
+    grep -v failed= "$file" | tr ' ' '\n' | sed -n "s/^$3=//p" | sort -n | awk '
         { v[NR] = $1 }
         END {
             if (NR == 0) { print "-"; exit }
@@ -191,7 +222,9 @@ first() {
     v=$(tr ' ' '\n' <"$file" | sed -n "s/^$3=//p" | head -n 1)
     echo "${v:--}"
 }
-runs_of() { f="$raw/$1-$2"; [ -f "$f" ] && grep -c 'wall_ms=\|case=' "$f" || echo 0; }
+runs_of() { f="$raw/$1-$2"; if [ -f "$f" ]; then grep -v failed= "$f" | grep -c 'wall_ms=\|case=' || true; else echo 0; fi; }
+# failures SIZE NAME: the runs of NAME that failed.
+failures() { f="$raw/$1-$2"; if [ -f "$f" ]; then grep -c failed= "$f" || true; else echo 0; fi; }
 
 # Occurrence keys "UID|YYYY-MM-DD[ HH:MM]" (start in UTC) from `ical query --format json`
 # and from khal's "{uid}|{start-long}" lines, unique and sorted.
@@ -214,15 +247,24 @@ for size in $SIZES; do
     fi
     echo "$import_runs $query_runs $khal_cold_runs" >"$raw/$size-runs"
 
-    # 1. Import into empty stores; the first becomes the query store.
+    # 1. Import into empty stores (kept until the end of the run).
     for round in $(seq 1 "$import_runs"); do
         target="$stores/import-$size-$round"
         grant "$target"
         say "store: $size events: import round $round"
-        timed import "$size" "$ICAL" import "$file" --store "$target"
+        timed import "$size" timeout "$IMPORT_TIMEOUT" "$ICAL" import "$file" --store "$target"
     done
+
+    # The query store: the same events, imported (untimed) from chunks of the file.
     store="$stores/store-$size"
-    mv "$stores/import-$size-1" "$store"
+    say "store: $size events: making the query store"
+    chunks "$file" "$stores/chunks-$size" 5000
+    grant "$store"
+    if ! "$ICAL" import "$stores/chunks-$size"/chunk-*.ics --store "$store" >"$raw/$size-store-import.out" 2>&1; then
+        say "store: could not make the query store of $size events: $(cat "$raw/$size-store-import.out")"
+        exit 1
+    fi
+    rm -rf "$stores/chunks-$size"
     spread "$store"
     config=$(khal_config "$size" "$store")
 
@@ -271,7 +313,6 @@ for size in $SIZES; do
         strace -f -c -o "$raw/$size-strace" "$ICAL" query --at "$MONTH" --tz UTC --component VEVENT --format json --store "$store" >/dev/null 2>&1 || true
         awk '$NF ~ /^(newfstatat|fstatat64|lstat|stat|statx)$/ { n += $4 } END { print n + 0 }' "$raw/$size-strace" >"$raw/$size-stats"
     fi
-    for round in $(seq 2 "$import_runs"); do rm -rf "$stores/import-$size-$round"; done
 done
 
 load_after=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
@@ -303,7 +344,17 @@ report_size() {
     build=$(field "$size" library build_ms)
 
     # 1. Import.
-    if [ "$size" -ge 100000 ]; then
+    imp_failed=$(failures "$size" import)
+    unfinished=$(grep -c 'exit=124' "$raw/$size-import" 2>/dev/null || true)
+    if [ "$imp" = - ] && [ "${unfinished:-0}" -gt 0 ]; then
+        # Every run was stopped: show the stopped runs' figures.
+        stopped=$(grep 'exit=124' "$raw/$size-import" | head -n 1)
+        imp_user=$(echo "$stopped" | tr ' ' '\n' | sed -n 's/^user_ms=//p'); imp_sys=$(echo "$stopped" | tr ' ' '\n' | sed -n 's/^sys_ms=//p')
+        imp_peak=$(echo "$stopped" | tr ' ' '\n' | sed -n 's/^peak_rss_kib=//p')
+        imp="> $IMPORT_TIMEOUT s"
+        share=$(awk -v u="$imp_user" -v s="$imp_sys" -v t="$IMPORT_TIMEOUT" 'BEGIN { printf "%.0f", 100 * (u + s) / (t * 1000) }')
+        result="MISS: did not finish; stopped after $IMPORT_TIMEOUT s, $share% of it CPU in the process (user $(ms "$imp_user"), sys $(ms "$imp_sys")); see the import scaling below"
+    elif [ "$size" -ge 100000 ]; then
         result=$(awk -v v="$imp" -v t="$TARGET_IMPORT_MS" -v u="$imp_user" -v s="$imp_sys" 'BEGIN {
             if (v == "-") { print "failed"; exit }
             if (v < t) { print "PASS"; exit }
@@ -311,7 +362,9 @@ report_size() {
     else
         result="- (target at 100,000)"
     fi
-    row "$size" "\`ical import\` of the file, one batch (user $(ms "$imp_user"), sys $(ms "$imp_sys"))" "$(ms "$imp")" "$(mb "$imp_peak")" - - - "< $((TARGET_IMPORT_MS / 1000)) s at 100,000" "$result" "$(runs_of "$size" import)"
+    case $imp in '>'*) shown=$imp ;; *) shown=$(ms "$imp") ;; esac
+    [ "$imp_failed" -gt 0 ] && result="$result ($imp_failed of the runs failed or did not finish)"
+    row "$size" "\`ical import\` of the file, one batch (user $(ms "$imp_user"), sys $(ms "$imp_sys"))" "$shown" "$(mb "$imp_peak")" - - - "< $((TARGET_IMPORT_MS / 1000)) s at 100,000" "$result" "$(runs_of "$size" import) + $imp_failed stopped/failed"
 
     # 2. Cold.
     cold_ratio=$(ratio "$kcold" "$cold")
@@ -408,6 +461,22 @@ report() {
     echo "| events | figure | OpenEventKit | peak MB | khal | khal peak MB | khal ÷ OpenEventKit | target | result | runs |"
     echo "|---:|---|---:|---:|---:|---:|---:|---|---|---|"
     for size in $SIZES; do report_size "$size"; done
+    echo
+    echo "**Import scaling**: user CPU time of \`ical import\` per 1,000 events, by size (a stopped run"
+    echo "counts its CPU time until it was stopped, a lower bound):"
+    echo
+    for size in $SIZES; do
+        u=$(field "$size" import user_ms)
+        [ "$u" = - ] && u=$(grep 'exit=124' "$raw/$size-import" 2>/dev/null | head -n 1 | tr ' ' '\n' | sed -n 's/^user_ms=//p')
+        [ -n "$u" ] && [ "$u" != - ] && echo "$size $u"
+    done | awk '{ n[NR] = $1; u[NR] = $2 }
+        END {
+            for (i = 1; i <= NR; i++) {
+                line = sprintf("- %d events: %.0f ms per 1,000 events", n[i], u[i] / n[i] * 1000)
+                if (i > 1 && u[i - 1] > 0) line = line sprintf(" (%.1fx the events, %.1fx the CPU time: grows as events^%.2f)", n[i] / n[i - 1], u[i] / u[i - 1], log(u[i] / u[i - 1]) / log(n[i] / n[i - 1]))
+                print line
+            }
+        }'
     echo
     echo "## Where a warm query's time goes"
     echo
