@@ -454,3 +454,4 @@ report >"$RESULTS.tmp"
 mv "$RESULTS.tmp" "$RESULTS"
 cat "$RESULTS"
 say "bench: table written to $RESULTS"
+if [ "${BENCH_STORE:-1}" = 1 ]; then sh "$here/store.sh"; fi   # store benchmarks (issue 8): Benchmarks/store.sh; BENCH_STORE=0 skips them

@@ -16,6 +16,11 @@
 // finds nothing changed, opening the built index (what a new process pays), and QUERIES
 // (default 24) month windows of `candidates` for events, and reading and querying the
 // candidates of one month against reading and querying every item.
+//
+//     store-bench query STORE MONTH [RUNS]
+//
+// A month query over an existing store through the index and through EKEventStore, with
+// where its time goes (QueryCase.swift; used by Benchmarks/store.sh).
 
 import Foundation
 import ICalKit
@@ -199,8 +204,10 @@ do {
         try commitCase(arguments[1], count: Int(arguments[2]) ?? 10_000, rounds: arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3)
     case ("index", 3...4):
         try indexCase(arguments[1], count: Int(arguments[2]) ?? 10_000, queries: arguments.count > 3 ? Int(arguments[3]) ?? 24 : 24)
+    case ("query", 3...4):
+        try queryCase(arguments[1], month: arguments[2], runs: arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5)
     default:
-        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES]")
+        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES] | store-bench query STORE MONTH [RUNS]")
         exit(2)
     }
 } catch {
