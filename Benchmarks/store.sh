@@ -72,8 +72,8 @@ STORE_BENCH="$TOPBIN/store-bench"
 "$SWIFT" build -c release --package-path "$here" --product ical-generate >&2
 BIN=$("$SWIFT" build -c release --package-path "$here" --show-bin-path)
 mkdir -p "$here/.build" "$here/work"
-TIMED="$here/.build/run-timed-cpu"
-"$CC" -O2 -Wall -o "$TIMED" "$here/c/run-timed-cpu.c"
+TIMED="$here/.build/run-timed"
+"$CC" -O2 -Wall -o "$TIMED" "$here/c/run-timed.c"
 
 # khal goes into a venv of its own (bench-only), work/khal-venv.
 KHAL_VENV="$here/work/khal-venv"
@@ -191,7 +191,7 @@ khal_config() {
 
 # MARK: Measuring
 
-# timed NAME SIZE COMMAND...: one process through run-timed-cpu, its output kept as
+# timed NAME SIZE COMMAND...: one process through run-timed, its output kept as
 # raw/SIZE-NAME.out (the last run's) and its standard error in raw/SIZE-NAME.err.
 timed() {
     name=$1 size=$2
@@ -454,7 +454,7 @@ report() {
     machine
     echo
     echo "One table per run; ratios compare figures measured in the same rounds. Times are whole"
-    echo "processes (fork to exit, \`c/run-timed-cpu.c\`) except the EKEventStore row (in process)."
+    echo "processes (fork to exit, \`c/run-timed.c\`) except the EKEventStore row (in process)."
     echo "Peak memory is the process's ru_maxrss, in MB (10^6 bytes). See Benchmarks/README.md,"
     echo "\"Store benchmarks\", for what each figure means."
     echo

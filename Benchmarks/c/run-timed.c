@@ -2,12 +2,14 @@
  * run-timed OUTPUT COMMAND [ARGUMENT...]
  *
  * Times a whole process, start to exit: forks, runs COMMAND with its standard output
- * written to the file OUTPUT (standard error passes through), waits for it, and prints one
- * line of key=value pairs, the format every contender in Benchmarks/ uses:
- *   wall_ms=… peak_rss_kib=… output_bytes=… exit=…
- * wall_ms is CLOCK_MONOTONIC from just before fork to just after wait4 returns (process
- * start, dynamic loading, reading the file, the work, writing the output and exit);
- * peak_rss_kib is the child's ru_maxrss from wait4. Exits 1 when COMMAND fails.
+ * written to the file OUTPUT (standard error passes through), waits for it with wait4, and
+ * prints one line of key=value pairs:
+ *   wall_ms=… user_ms=… sys_ms=… peak_rss_kib=… output_bytes=… exit=…
+ * wall_ms is CLOCK_MONOTONIC from just before fork to just after wait4 returns; user_ms and
+ * sys_ms are the child's ru_utime and ru_stime (all its threads), so wall time well above
+ * user + sys is time spent waiting (the disk, a lock, other processes on the cores);
+ * peak_rss_kib is the child's ru_maxrss. Exits 1 when COMMAND fails.
+ * Used by Benchmarks/run.sh and Benchmarks/store.sh (extra keys are ignored by readers).
  *
  * Build: cc -O2 -o run-timed run-timed.c
  */
@@ -26,6 +28,10 @@ static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double timeval_ms(struct timeval tv) {
+    return (double)tv.tv_sec * 1e3 + (double)tv.tv_usec / 1e3;
 }
 
 int main(int argc, char **argv) {
@@ -54,6 +60,7 @@ int main(int argc, char **argv) {
     long long bytes = fstat(output, &info) == 0 ? (long long)info.st_size : -1;
     close(output);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    printf("wall_ms=%.3f peak_rss_kib=%ld output_bytes=%lld exit=%d\n", end - start, usage.ru_maxrss, bytes, code);
+    printf("wall_ms=%.3f user_ms=%.1f sys_ms=%.1f peak_rss_kib=%ld output_bytes=%lld exit=%d\n",
+           end - start, timeval_ms(usage.ru_utime), timeval_ms(usage.ru_stime), usage.ru_maxrss, bytes, code);
     return code == 0 ? 0 : 1;
 }
