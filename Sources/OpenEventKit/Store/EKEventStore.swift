@@ -429,22 +429,31 @@ private final class StoreBox: @unchecked Sendable {
 }
 
 /// The live stores of the process by store folder, so a commit in one tells the others.
+///
+/// Entries are matched by identity under the lock; weak references are only loaded outside
+/// it. (Loading one makes a strong reference; if that becomes the last one, releasing it
+/// runs the store's `deinit`, which unregisters and takes the lock again.) Every store
+/// unregisters in its `deinit`, so no entry outlives its store.
 enum StoreRegistry {
     private struct Entry: @unchecked Sendable {
+        let identifier: ObjectIdentifier
         weak var store: EKEventStore?
     }
     private static let stores = Mutex<[String: [Entry]]>([:])
 
     static func register(_ store: EKEventStore, root: String) {
-        stores.withLock { $0[root, default: []].append(Entry(store: store)); $0[root]?.removeAll { $0.store == nil } }
+        let entry = Entry(identifier: ObjectIdentifier(store), store: store)
+        stores.withLock { $0[root, default: []].append(entry) }
     }
 
     static func unregister(_ store: EKEventStore, root: String) {
-        stores.withLock { $0[root]?.removeAll { $0.store == nil || $0.store === store } }
+        let identifier = ObjectIdentifier(store)
+        stores.withLock { $0[root]?.removeAll { $0.identifier == identifier } }
     }
 
     static func stores(root: String) -> [EKEventStore] {
-        stores.withLock { ($0[root] ?? []).compactMap(\.store) }
+        let entries = stores.withLock { $0[root] ?? [] }
+        return entries.compactMap(\.store)
     }
 }
 
