@@ -55,10 +55,13 @@ struct StoreAppOptions: ParsableArguments {
         return store
     }
 
-    /// Opens the store as the app, without checking its access.
+    /// Opens the store as the app, without checking its access. A command reads or writes once and exits, so the store
+    /// does not watch for other processes' changes.
     func openStore() throws -> EKEventStore {
         let path = try storePath()
-        do { return try EKEventStore(storeURL: URL(fileURLWithPath: path), manifest: try manifest()) } catch let error as ExitCode {
+        do {
+            return try EKEventStore(storeURL: URL(fileURLWithPath: path), manifest: try manifest(), watchingChanges: false)
+        } catch let error as ExitCode {
             throw error
         } catch {
             printError("ical: \(error)")

@@ -22,91 +22,85 @@ public struct OccurrenceFormatter: Sendable {
 
     /// The ISO 8601 text of an occurrence's start or end.
     public func iso(_ value: DateTime, instant: Int64, zone: (any TimeZoneRules)?) -> String {
+        let offset: Int?
+        switch value.zone {
+        case .floating: offset = nil
+        case .utc: offset = 0
+        case .identifier: offset = zone?.utcOffset(atInstant: instant)
+        }
+        return iso(value, instant: instant, ownOffset: offset)
+    }
+
+    /// The ISO 8601 text of a start or end whose UTC offset in its own zone is known (nil:
+    /// floating, or a zone that did not resolve, shown without an offset).
+    func iso(_ value: DateTime, instant: Int64, ownOffset: Int?) -> String {
         if value.isDate { return value.local.date.description }
         if let displayZone {
             return displayZone.local(at: instant).description + Self.offset(displayZone.utcOffset(atInstant: instant))
         }
-        switch value.zone {
-        case .floating: return value.local.description
-        case .utc: return value.local.description + "+00:00"
-        case .identifier:
-            guard let zone else { return value.local.description }
-            return value.local.description + Self.offset(zone.utcOffset(atInstant: instant))
-        }
+        guard let ownOffset else { return value.local.description }
+        return value.local.description + Self.offset(ownOffset)
     }
 
     /// The zone name JSON and CSV show for an occurrence.
     public func timeZoneName(_ match: OccurrenceQuery.Match) -> String? {
-        let start = match.occurrence.start
-        if start.isDate { return nil }
+        timeZoneName(OccurrenceListing(match))
+    }
+
+    /// The zone name JSON and CSV show for a listing: the display zone's, else its own.
+    public func timeZoneName(_ listing: OccurrenceListing) -> String? {
+        if listing.start.isDate { return nil }
         if let displayZone { return displayZone.identifier }
-        switch start.zone {
-        case .floating: return nil
-        case .utc: return "UTC"
-        case .identifier(let tzid): return match.timeZone?.identifier ?? tzid
-        }
+        return listing.zoneName
     }
 
     static func offset(_ seconds: Int) -> String {
         UTCOffset.isoText(seconds: seconds)
     }
 
-    private func startText(_ match: OccurrenceQuery.Match) -> String {
-        iso(match.occurrence.start, instant: match.startInstant, zone: match.timeZone)
+    private func startText(_ listing: OccurrenceListing) -> String {
+        iso(listing.start, instant: listing.startInstant, ownOffset: listing.startOffset)
     }
 
-    private func endText(_ match: OccurrenceQuery.Match) -> String {
-        let zone = match.occurrence.end.timeZoneIdentifier == match.occurrence.start.timeZoneIdentifier ? match.timeZone : nil
-        return iso(match.occurrence.end, instant: match.endInstant, zone: zone ?? endZone(match))
-    }
-
-    private func endZone(_ match: OccurrenceQuery.Match) -> (any TimeZoneRules)? {
-        guard case .identifier(let tzid) = match.occurrence.end.zone else { return nil }
-        return TimeZoneResolver.resolveStandard(tzid)?.rules
-    }
-
-    private func recurrenceIdentifierText(_ match: OccurrenceQuery.Match) -> String? {
-        guard match.isRecurring else { return nil }
-        let value = match.occurrence.recurrenceIdentifier
-        if value.isDate { return value.local.date.description }
-        switch value.zone {
-        case .floating: return value.local.description
-        case .utc: return value.local.description + "+00:00"
-        case .identifier:
-            guard let zone = match.timeZone else { return value.local.description }
-            return value.local.description + Self.offset(zone.utcOffset(forLocal: value.local))
-        }
+    private func endText(_ listing: OccurrenceListing) -> String {
+        iso(listing.end, instant: listing.endInstant, ownOffset: listing.endOffset)
     }
 
     // MARK: JSON
 
     /// One JSON array, one object per occurrence, with a trailing newline.
     public func json(_ matches: [OccurrenceQuery.Match]) -> String {
+        json(matches.map(OccurrenceListing.init))
+    }
+
+    /// One JSON array, one object per listing, with a trailing newline.
+    public func json(_ listings: [OccurrenceListing]) -> String {
         var out = "["
-        for (index, match) in matches.enumerated() {
-            let component = match.occurrence.component
+        out.reserveCapacity(listings.count * 300)
+        for (index, listing) in listings.enumerated() {
             out += index == 0 ? "\n  {" : ",\n  {"
-            let fields: [(String, String)] = [
-                ("uid", Self.jsonString(match.occurrence.uid)),
-                ("recurrenceId", recurrenceIdentifierText(match).map(Self.jsonString) ?? "null"),
-                ("summary", component.summary.map(Self.jsonString) ?? "null"),
-                ("start", Self.jsonString(startText(match))),
-                ("end", Self.jsonString(endText(match))),
-                ("allDay", match.occurrence.isAllDay ? "true" : "false"),
-                ("timeZone", timeZoneName(match).map(Self.jsonString) ?? "null"),
-                ("component", Self.jsonString(ASCII.uppercased(component.name))),
-                ("location", component.location.map(Self.jsonString) ?? "null"),
-                ("status", component.status.map { Self.jsonString($0.rawValue) } ?? "null"),
-                ("source", match.source.map(Self.jsonString) ?? "null"),
-            ]
-            out += fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ")
+            out += "\"uid\": " + Self.jsonString(listing.uid)
+            out += ", \"recurrenceId\": " + (listing.recurrenceIdentifier.map(Self.jsonString) ?? "null")
+            out += ", \"summary\": " + (listing.summary.map(Self.jsonString) ?? "null")
+            out += ", \"start\": " + Self.jsonString(startText(listing))
+            out += ", \"end\": " + Self.jsonString(endText(listing))
+            out += ", \"allDay\": " + (listing.isAllDay ? "true" : "false")
+            out += ", \"timeZone\": " + (timeZoneName(listing).map(Self.jsonString) ?? "null")
+            out += ", \"component\": " + Self.jsonString(listing.componentName)
+            out += ", \"location\": " + (listing.location.map(Self.jsonString) ?? "null")
+            out += ", \"status\": " + (listing.status.map(Self.jsonString) ?? "null")
+            out += ", \"source\": " + (listing.source.map(Self.jsonString) ?? "null")
             out += "}"
         }
-        out += matches.isEmpty ? "]\n" : "\n]\n"
+        out += listings.isEmpty ? "]\n" : "\n]\n"
         return out
     }
 
     static func jsonString(_ text: String) -> String {
+        // Most text needs no escaping: copy it whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -128,15 +122,19 @@ public struct OccurrenceFormatter: Sendable {
 
     /// RFC 4180 CSV: a header row, then one row per occurrence, CRLF line ends.
     public func csv(_ matches: [OccurrenceQuery.Match]) -> String {
+        csv(matches.map(OccurrenceListing.init))
+    }
+
+    /// RFC 4180 CSV: a header row, then one row per listing, CRLF line ends.
+    public func csv(_ listings: [OccurrenceListing]) -> String {
         var rows = [["uid", "recurrence-id", "summary", "start", "end", "all-day", "time-zone", "component",
                      "location", "status", "source"]]
-        for match in matches {
-            let component = match.occurrence.component
+        for listing in listings {
             rows.append([
-                match.occurrence.uid, recurrenceIdentifierText(match) ?? "", component.summary ?? "",
-                startText(match), endText(match), match.occurrence.isAllDay ? "true" : "false",
-                timeZoneName(match) ?? "", ASCII.uppercased(component.name), component.location ?? "",
-                component.status?.rawValue ?? "", match.source ?? "",
+                listing.uid, listing.recurrenceIdentifier ?? "", listing.summary ?? "",
+                startText(listing), endText(listing), listing.isAllDay ? "true" : "false",
+                timeZoneName(listing) ?? "", listing.componentName, listing.location ?? "",
+                listing.status ?? "", listing.source ?? "",
             ])
         }
         return rows.map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
@@ -153,21 +151,25 @@ public struct OccurrenceFormatter: Sendable {
     /// local day), all-day ranges with their inclusive last day. `color` adds ANSI bold to the
     /// day headings (for a terminal only).
     public func agenda(_ matches: [OccurrenceQuery.Match], color: Bool = false) -> String {
+        agenda(matches.map(OccurrenceListing.init), color: color)
+    }
+
+    /// ``agenda(_:color:)`` of listings.
+    public func agenda(_ listings: [OccurrenceListing], color: Bool = false) -> String {
         var out = ""
         var currentDay: CalendarDate?
-        for match in matches {
-            let occurrence = match.occurrence
-            let startLocal = displayedLocal(occurrence.start, instant: match.startInstant)
-            let endLocal = displayedLocal(occurrence.end, instant: match.endInstant)
+        for listing in listings {
+            let startLocal = displayedLocal(listing.start, instant: listing.startInstant)
+            let endLocal = displayedLocal(listing.end, instant: listing.endInstant)
             if startLocal.date != currentDay {
                 currentDay = startLocal.date
                 let heading = "\(Self.weekdayNames[startLocal.date.isoWeekday - 1]) \(startLocal.date)"
                 out += (out.isEmpty ? "" : "\n") + (color ? "\u{1B}[1m\(heading)\u{1B}[0m" : heading) + "\n"
             }
             var when: String
-            if occurrence.isAllDay {
-                let lastDay = occurrence.end.local.date.adding(days: -1)
-                when = lastDay > occurrence.start.local.date ? "all day until \(lastDay)" : "all day"
+            if listing.isAllDay {
+                let lastDay = listing.end.local.date.adding(days: -1)
+                when = lastDay > listing.start.local.date ? "all day until \(lastDay)" : "all day"
             } else {
                 when = Self.clock(startLocal.time)
                 if endLocal != startLocal {
@@ -175,16 +177,10 @@ public struct OccurrenceFormatter: Sendable {
                         : " - \(endLocal.date) " + Self.clock(endLocal.time)
                 }
             }
-            var line = "  " + when.padding(toLength: 12) + " " + (occurrence.component.summary ?? "(no title)")
-            if let location = occurrence.component.location, !location.isEmpty { line += " @ " + location }
-            if occurrence.component.matches(.todo) { line += " [to-do]" }
-            if displayZone == nil, !occurrence.isAllDay {
-                switch occurrence.start.zone {
-                case .utc: line += " (UTC)"
-                case .identifier(let tzid): line += " (\(match.timeZone?.identifier ?? tzid))"
-                case .floating: break
-                }
-            }
+            var line = "  " + when.padding(toLength: 12) + " " + (listing.summary ?? "(no title)")
+            if let location = listing.location, !location.isEmpty { line += " @ " + location }
+            if listing.isToDo { line += " [to-do]" }
+            if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName { line += " (\(zoneName))" }
             out += line + "\n"
         }
         return out

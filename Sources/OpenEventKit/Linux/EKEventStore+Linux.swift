@@ -9,6 +9,13 @@ extension EKEventStore {
     /// Unlike `init()`, problems are thrown: a folder that cannot be opened or created, a
     /// store written by a newer version, a manifest that cannot be found or read.
     public convenience init(storeURL: URL, manifest: AppManifest? = nil) throws {
+        try self.init(storeURL: storeURL, manifest: manifest, watchingChanges: true)
+    }
+
+    /// ``init(storeURL:manifest:)`` with or without the watcher of other processes' changes
+    /// (see ``init(backend:openError:authority:watchingChanges:)``); `ical`'s one-shot
+    /// commands leave it out.
+    package convenience init(storeURL: URL, manifest: AppManifest?, watchingChanges: Bool) throws {
         let root = storeURL.path
         do {
             _ = try FolderStore.open(at: root)
@@ -16,7 +23,7 @@ extension EKEventStore {
             throw EKError(.internalFailure, "cannot open the store: \(error.message)", path: error.path ?? root)
         }
         let app = try manifest ?? AppManifest.main()
-        self.init(openingRoot: root, manifest: app)
+        self.init(openingRoot: root, manifest: app, watchingChanges: watchingChanges)
     }
 
     /// The store folder, for messages and tools (`nil` when it could not be opened).

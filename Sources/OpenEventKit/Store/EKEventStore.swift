@@ -115,7 +115,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         self.init()
     }
 
-    convenience init(openingRoot root: String, manifest: AppManifest?) {
+    convenience init(openingRoot root: String, manifest: AppManifest?, watchingChanges: Bool = true) {
         var store: FolderStore?
         var problem: EKError?
         do {
@@ -131,19 +131,26 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         } else {
             authority = AccessController.forMainApp(storeRoot: root, onChange: onChange)
         }
-        self.init(backend: store, openError: problem, authority: authority)
+        self.init(backend: store, openError: problem, authority: authority, watchingChanges: watchingChanges)
         box.store = self
     }
 
     /// A store over `backend` that asks `authority` before every operation (package: the
     /// trusted helpers and tests use it with full access).
-    package init(backend: FolderStore?, openError: EKError? = nil, authority: any AccessAuthority) {
+    ///
+    /// `watchingChanges: false` leaves out the watcher of other processes' changes (no
+    /// inotify watch, no change-scan baseline listing every item, no `EKEventStoreChanged`
+    /// for outside changes): for a short-lived process such as one `ical query`, which reads
+    /// once and exits. The store still sees every change when it reads (its query index is
+    /// refreshed on first use).
+    package init(backend: FolderStore?, openError: EKError? = nil, authority: any AccessAuthority, watchingChanges: Bool = true) {
         self.backend = backend
         self.openError = openError
         self.authority = authority
         super.init()
         if let backend {
             StoreRegistry.register(self, root: backend.root)
+            guard watchingChanges else { return }
             // The change scan's baseline is taken on the watcher's thread, not here: it lists
             // every item, which a short-lived process (one `ical query`) never needs.
             watcher = StoreWatcher(root: backend.root, start: { [weak self] in self?.takeBaseline() }) { [weak self] certain in
