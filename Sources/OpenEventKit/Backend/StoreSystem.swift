@@ -20,6 +20,23 @@ package struct FileIdentity: Sendable, Hashable, Codable, CustomStringConvertibl
     }
 }
 
+/// What tells whether a folder's entries changed: a file created, removed or renamed in a
+/// folder sets its modification and change times (writing inside an existing file does not).
+package struct FolderStamp: Sendable, Hashable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var modificationSeconds: Int64
+    package var modificationNanoseconds: Int64
+    package var changeSeconds: Int64
+    package var changeNanoseconds: Int64
+
+    /// The later of the modification and change times, in seconds.
+    package var latestChange: Double {
+        max(Double(modificationSeconds) + Double(modificationNanoseconds) / 1e9,
+            Double(changeSeconds) + Double(changeNanoseconds) / 1e9)
+    }
+}
+
 /// The one funnel for every C call the store makes: each returns or throws a
 /// ``StoreError`` whose cause is a ``SystemCallError`` naming the call.
 enum StoreSystem {
@@ -47,6 +64,27 @@ enum StoreSystem {
     static func identity(_ info: stat) -> FileIdentity {
         FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
                      modificationSeconds: Int64(info.st_mtim.tv_sec), modificationNanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// A folder's device, inode and modification and change times (following a symbolic
+    /// link, as listing it does); nil when it is gone or not a folder.
+    static func folderStamp(_ path: String) throws(StoreError) -> FolderStamp? {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw failure("stat", "cannot examine", path: path)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return FolderStamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+                           modificationSeconds: Int64(info.st_mtim.tv_sec), modificationNanoseconds: Int64(info.st_mtim.tv_nsec),
+                           changeSeconds: Int64(info.st_ctim.tv_sec), changeNanoseconds: Int64(info.st_ctim.tv_nsec))
+    }
+
+    /// The current wall-clock time, in seconds since 1970 (the clock file times follow).
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     static func isFolder(_ path: String) -> Bool {

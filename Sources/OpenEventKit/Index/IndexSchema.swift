@@ -3,7 +3,7 @@ import GRDB
 /// The SQLite schema of the query index (`.openeventkit/index.sqlite`), how a file is
 /// checked against it, and how a new file gets it.
 ///
-/// One table, one row per item file, keyed by collection and file name:
+/// The table `item` has one row per item file, keyed by collection and file name:
 ///
 /// | column | meaning |
 /// |---|---|
@@ -18,10 +18,25 @@ import GRDB
 ///
 /// The index `item_span` on `(lengthClass, firstStart)` answers a window with one short
 /// range per length class (see ``StoreIndex/candidates(window:collections:kinds:)``).
+///
+/// `folder` has a row per collection folder: its device, inode, modification and change
+/// times when it was last listed, and whether those times had settled (were more than two
+/// seconds old) then. A refresh that trusts folder times lists only the folders whose row
+/// differs or had not settled (see ``StoreIndex/refresh(scan:)``).
+///
+/// The occurrence cache (see ``StoreIndex/cachedListings(window:collections:kinds:floatingZone:)``):
+///
+/// | table | rows |
+/// |---|---|
+/// | `setting` | `generation` (bumped by every refresh that changes a row) and `cache` (what the cached rows depend on: engine version, tzdata, store path) |
+/// | `week` | the weeks (`floor(instant / 604800)`) whose occurrences are cached, per floating zone |
+/// | `occurrence` | per cached week and floating zone, every occurrence of every item intersecting the week, as an ``OccurrenceListing`` plus its item, kind and order in its item |
+/// | `note` | the read and time-zone diagnostics of items read for the cache (only items that have some) |
+/// | `uncached` | per cached week and floating zone, the items a query reads itself (an expansion that stopped at its budget, or mixed component kinds) |
 enum IndexSchema {
     /// The format version, kept in `PRAGMA user_version`. A file with another version is
     /// deleted and rebuilt.
-    static let formatVersion: Int32 = 1
+    static let formatVersion: Int32 = 2
     /// `PRAGMA application_id`: "OEKI". A SQLite file of another program is rebuilt.
     static let applicationIdentifier: Int32 = 0x4F45_4B49
 
@@ -66,6 +81,71 @@ enum IndexSchema {
             ) WITHOUT ROWID
             """),
         ("index", "item_span", "CREATE INDEX item_span ON item (lengthClass, firstStart)"),
+        ("table", "folder", """
+            CREATE TABLE folder (
+                collection TEXT NOT NULL PRIMARY KEY,
+                device INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                modificationSeconds INTEGER NOT NULL,
+                modificationNanoseconds INTEGER NOT NULL,
+                changeSeconds INTEGER NOT NULL,
+                changeNanoseconds INTEGER NOT NULL,
+                settled INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """),
+        ("table", "setting", "CREATE TABLE setting (key TEXT NOT NULL PRIMARY KEY, value) WITHOUT ROWID"),
+        ("table", "week", """
+            CREATE TABLE week (zone TEXT NOT NULL, week INTEGER NOT NULL, PRIMARY KEY (zone, week)) WITHOUT ROWID
+            """),
+        ("table", "occurrence", """
+            CREATE TABLE occurrence (
+                zone TEXT NOT NULL,
+                week INTEGER NOT NULL,
+                collection TEXT NOT NULL,
+                name TEXT NOT NULL,
+                ordinal INTEGER NOT NULL,
+                kind INTEGER NOT NULL,
+                startInstant INTEGER NOT NULL,
+                endInstant INTEGER NOT NULL,
+                uid TEXT NOT NULL,
+                recurrenceLocal INTEGER NOT NULL,
+                recurrenceText TEXT,
+                summary TEXT,
+                location TEXT,
+                status TEXT,
+                startLocal INTEGER NOT NULL,
+                startForm INTEGER NOT NULL,
+                startZone TEXT,
+                endLocal INTEGER NOT NULL,
+                endForm INTEGER NOT NULL,
+                endZone TEXT,
+                startOffset INTEGER,
+                endOffset INTEGER,
+                zoneName TEXT,
+                allDay INTEGER NOT NULL
+            )
+            """),
+        ("index", "occurrence_week", "CREATE INDEX occurrence_week ON occurrence (zone, week)"),
+        ("index", "occurrence_item", "CREATE INDEX occurrence_item ON occurrence (collection, name)"),
+        ("table", "note", """
+            CREATE TABLE note (
+                collection TEXT NOT NULL,
+                name TEXT NOT NULL,
+                readDiagnostics TEXT NOT NULL,
+                zoneDiagnostics TEXT NOT NULL,
+                PRIMARY KEY (collection, name)
+            ) WITHOUT ROWID
+            """),
+        ("table", "uncached", """
+            CREATE TABLE uncached (
+                zone TEXT NOT NULL,
+                week INTEGER NOT NULL,
+                collection TEXT NOT NULL,
+                name TEXT NOT NULL,
+                PRIMARY KEY (zone, week, collection, name)
+            ) WITHOUT ROWID
+            """),
+        ("index", "uncached_item", "CREATE INDEX uncached_item ON uncached (collection, name)"),
     ]
 
     /// Whether a database is empty: no schema object and no version (a new file).

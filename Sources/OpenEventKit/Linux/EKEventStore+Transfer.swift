@@ -170,25 +170,68 @@ extension EKEventStore {
     public func occurrences(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
                             kinds: Set<ComponentKind> = [.event, .todo, .journal],
                             floatingZone: any TimeZoneRules) -> OccurrenceQuery.Result {
+        let (collections, effectiveKinds) = readableCollections(calendars: calendars, kinds: kinds)
+        return lock.withLock {
+            state.diagnostics = []
+            return matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone)
+        }
+    }
+
+    /// The occurrences in a window as listings (``OccurrenceListing``: what an agenda, JSON
+    /// or CSV shows), with the same access rules, sources and order as
+    /// ``occurrences(in:calendars:kinds:floatingZone:)``.
+    ///
+    /// With the query index, a window of up to 100 days is answered from its occurrence
+    /// cache (see the article "QueryIndex"): the first query of a week expands its items
+    /// and stores the listings, later ones read them. Pending (uncommitted) changes, or a
+    /// cache that cannot answer, use the path of ``occurrences(in:calendars:kinds:floatingZone:)``;
+    /// both give the same listings and diagnostics.
+    public func occurrenceListings(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
+                                   kinds: Set<ComponentKind> = [.event, .todo, .journal],
+                                   floatingZone: any TimeZoneRules) -> (listings: [OccurrenceListing], diagnostics: [Diagnostic]) {
+        let (collections, effectiveKinds) = readableCollections(calendars: calendars, kinds: kinds)
+        return lock.withLock {
+            state.diagnostics = []
+            if usesIndex, state.items.isEmpty, !effectiveKinds.isEmpty, let index = currentIndex() {
+                do throws(StoreError) {
+                    if let cached = try index.cachedListings(window: window, collections: Set(collections),
+                                                             kinds: effectiveKinds, floatingZone: floatingZone) {
+                        return (cached.listings, state.diagnostics + cached.diagnostics)
+                    }
+                } catch {
+                    state.diagnostics.append(Diagnostic(.warning, .io, line: 0, file: StoreIndex.path(for: index.store),
+                                                        message: "the occurrence cache could not be used (\(error.message)); the items are read instead"))
+                }
+            }
+            let result = matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone)
+            return (result.matches.map(OccurrenceListing.init), result.diagnostics)
+        }
+    }
+
+    /// The collections whose kind the app may read among `calendars`, and the kinds left.
+    private func readableCollections(calendars: [EKCalendar]?, kinds: Set<ComponentKind>) -> ([String], Set<ComponentKind>) {
         var allowed = Set<EKEntityType>()
         if !kinds.isDisjoint(with: [.event, .journal]) && mayFetch(.event) { allowed.insert(.event) }
         if kinds.contains(.todo) && mayFetch(.reminder) { allowed.insert(.reminder) }
-        return lock.withLock {
-            state.diagnostics = []
-            var effectiveKinds = kinds
-            if !allowed.contains(.event) { effectiveKinds.subtract([.event, .journal]) }
-            if !allowed.contains(.reminder) { effectiveKinds.remove(.todo) }
-            let readable = allCalendars().filter { calendar in
-                let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
-                return allowed.contains(type) && (calendars.map { $0.contains(calendar) } ?? true)
-            }
-            let sources = itemsForQuery(in: readable.map(\.identifier), window: window, kinds: effectiveKinds).map {
-                OccurrenceQuery.Source(calendar: $0.calendar, name: $0.key.description)
-            }
-            var result = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: effectiveKinds).run(sources)
-            result.diagnostics = state.diagnostics + result.diagnostics
-            return result
+        var effectiveKinds = kinds
+        if !allowed.contains(.event) { effectiveKinds.subtract([.event, .journal]) }
+        if !allowed.contains(.reminder) { effectiveKinds.remove(.todo) }
+        let readable = lock.withLock { allCalendars() }.filter { calendar in
+            let type: EKEntityType = calendar.allowedEntityTypes.contains(.event) ? .event : .reminder
+            return allowed.contains(type) && (calendars.map { $0.contains(calendar) } ?? true)
         }
+        return (readable.map(\.identifier), effectiveKinds)
+    }
+
+    /// The query over the collections' candidates (caller holds the lock).
+    private func matches(in window: Range<Int64>, collections: [String], kinds: Set<ComponentKind>,
+                         floatingZone: any TimeZoneRules) -> OccurrenceQuery.Result {
+        let sources = itemsForQuery(in: collections, window: window, kinds: kinds).map {
+            OccurrenceQuery.Source(calendar: $0.calendar, name: $0.key.description)
+        }
+        var result = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: kinds).run(sources)
+        result.diagnostics = state.diagnostics + result.diagnostics
+        return result
     }
 
     // MARK: Defaults

@@ -168,16 +168,18 @@ extension EKEventStore {
     func currentIndex() -> StoreIndex? {
         guard let backend else { return nil }
         if let queryIndex, !indexIsStale { return queryIndex }
+        let scan: StoreIndex.Scan = indexNeedsFullScan ? .everyFile : indexScan
         do {
             if let queryIndex {
-                let refresh = try queryIndex.refresh()
+                let refresh = try queryIndex.refresh(scan: scan)
                 noteIndex(refresh.notices, index: queryIndex)
             } else {
-                let opened = try StoreIndex.open(store: backend)
+                let opened = try StoreIndex.open(store: backend, scan: scan)
                 queryIndex = opened.index
                 noteIndex(opened.notices + opened.refresh.notices, index: opened.index)
             }
             indexIsStale = false
+            indexNeedsFullScan = false
             return queryIndex
         } catch {
             state.diagnostics.append(Diagnostic(.warning, .io, line: 0, file: StoreIndex.path(for: backend),

@@ -81,6 +81,13 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     var indexIsStale = true
     /// Whether range queries use the index (package: tests compare both paths).
     package var usesIndex = true
+    /// How the query index finds what other programs changed when this store first uses
+    /// it (later refreshes after a watcher's notice always compare every file). `ical`'s
+    /// one-shot queries trust folder times (``StoreIndex/Scan/changedFolders``).
+    package var indexScan: StoreIndex.Scan = .everyFile
+    /// Whether the next refresh must compare every file (a watcher saw a change, which may
+    /// be a file rewritten in place).
+    var indexNeedsFullScan = false
     /// Owner addresses compared with attendees for ``EKParticipant/isCurrentUser``.
     var currentUserAddresses: Set<String> = []
 
@@ -414,16 +421,17 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         let changed: Bool = lock.withLock {
             guard let earlier = state.snapshot, let scan = try? backend.scanChanges(since: earlier) else {
                 state.snapshot = try? backend.snapshot()
-                if certain { indexIsStale = true }
+                if certain { indexIsStale = true; indexNeedsFullScan = true }
                 return certain
             }
             if certain {
                 state.snapshot = scan.snapshot
                 indexIsStale = true
+                indexNeedsFullScan = true
                 return true
             }
             state.snapshot = scan.snapshot
-            if !scan.changes.isEmpty { indexIsStale = true }
+            if !scan.changes.isEmpty { indexIsStale = true; indexNeedsFullScan = true }
             return !scan.changes.isEmpty
         }
         if changed { NotificationCenter.default.post(name: .EKEventStoreChanged, object: self) }

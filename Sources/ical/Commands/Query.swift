@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ICalKit
+import OpenEventKit
 
 extension ICal {
     /// `ical query`: the occurrences of events, to-dos and journal entries in a window.
@@ -78,6 +79,9 @@ extension ICal {
         @Option(help: "The output format.")
         var format: Format = .text
 
+        @Flag(help: ArgumentHelp("Store queries: compare every item file with the query index first, to see files rewritten in place (otherwise only folders whose times changed are listed).", visibility: .default))
+        var rescan = false
+
         @OptionGroup var reading: ReadingOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var storeOptions: StoreAppOptions
@@ -122,39 +126,67 @@ extension ICal {
 
             let kinds: Set<ComponentKind> = component.isEmpty
                 ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
-            var result = inputs.isEmpty
-                ? try queryStore(window: window, kinds: kinds, zone: zone)
-                : try queryFiles(window: window, kinds: kinds, zone: zone)
-            result.diagnostics.forEach { printError($0.description) }
-            if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
-
             let formatter = OccurrenceFormatter(displayZone: tz == nil ? nil : zone)
             let text: String
-            switch format {
-            case .text: text = formatter.agenda(result.matches, color: output.output == "-" && isatty(1) == 1)
-            case .json: text = formatter.json(result.matches)
-            case .csv: text = formatter.csv(result.matches)
-            case .ics: text = ICalWriter().string(formatter.calendar(result.matches))
+            if format == .ics || !inputs.isEmpty {
+                // Whole components: read the items (an iCalendar result copies them).
+                var result = inputs.isEmpty
+                    ? try queryStore(window: window, kinds: kinds, zone: zone)
+                    : try queryFiles(window: window, kinds: kinds, zone: zone)
+                result.diagnostics.forEach { printError($0.description) }
+                if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
+                text = format == .ics ? ICalWriter().string(formatter.calendar(result.matches)) : render(result.matches.map(OccurrenceListing.init), formatter)
+            } else {
+                // Listings: the store's occurrence cache answers most windows without reading items.
+                var (listings, diagnostics) = try listStore(window: window, kinds: kinds, zone: zone)
+                diagnostics.forEach { printError($0.description) }
+                if let limit, listings.count > limit { listings = Array(listings.prefix(limit)) }
+                text = render(listings, formatter)
             }
             try FileIOBridge.write(text, to: output.output)
         }
 
-        /// The store's occurrences, as the app (needs full access; under write-only access the
-        /// fetch may show the upgrade prompt first, as every EventKit fetch does).
-        private func queryStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {
+        private func render(_ listings: [OccurrenceListing], _ formatter: OccurrenceFormatter) -> String {
+            switch format {
+            case .text: formatter.agenda(listings, color: output.output == "-" && isatty(1) == 1)
+            case .json: formatter.json(listings)
+            case .csv, .ics: formatter.csv(listings)
+            }
+        }
+
+        /// Opens the store as the app with full access to what the query reads (under
+        /// write-only access the fetch may show the upgrade prompt first, as every EventKit
+        /// fetch does), and runs `body`.
+        private func withReadableStore<Result>(_ body: (EKEventStore, [EKCalendar]?) throws -> Result) throws -> Result {
             let store = try storeOptions.openStore()
+            store.indexScan = rescan ? .everyFile : .changedFolders
             let action = "querying the store"
             if store.authority.accessLevel(for: .event) != .writeOnly {
                 try storeOptions.require(.full, to: .event, on: store, for: action)
             }
             if component.contains(.VTODO) { try storeOptions.require(.full, to: .reminder, on: store, for: "querying to-dos") }
             let calendars = try calendar.isEmpty ? nil : calendar.map { try storeOptions.calendar(named: $0, in: store) }
-            let result = store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone)
+            let result = try body(store, calendars)
             if store.authority.accessLevel(for: .event) != .full {
                 // Write-only access reads nothing, not even the events the app added.
                 try storeOptions.require(.full, to: .event, on: store, for: action)
             }
             return result
+        }
+
+        /// The store's occurrences as listings, as the app.
+        private func listStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> ([OccurrenceListing], [Diagnostic]) {
+            try withReadableStore { store, calendars in
+                let result = store.occurrenceListings(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone)
+                return (result.listings, result.diagnostics)
+            }
+        }
+
+        /// The store's occurrences with whole components, as the app (needs full access).
+        private func queryStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {
+            try withReadableStore { store, calendars in
+                store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone)
+            }
         }
 
         private func queryFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {

@@ -1,0 +1,568 @@
+import Dispatch
+import Foundation
+import GRDB
+import ICalKit
+import Synchronization
+
+/// The occurrence cache of the query index: the listings of every occurrence in the weeks
+/// queries have asked for, per floating zone, so that a repeated or overlapping query
+/// reads rows instead of reading, parsing and expanding the items again.
+///
+/// A week is `floor(instant / 604800)`: seven days from Thursday 00:00 UTC. The first query
+/// of a window fills the weeks it covers that are not cached yet: it reads the index's
+/// candidates of those weeks and runs ``OccurrenceQuery`` on each item over them, and
+/// stores, per week, each occurrence that intersects it (with the query's own rule). A
+/// later window within cached weeks is answered from the rows of its weeks, filtered by
+/// the same rule, sorted as ``OccurrenceQuery`` sorts, one row per occurrence.
+///
+/// What makes the answer the same as a query over the items:
+/// - Expansion does not depend on the window: a window only chooses among an item's
+///   occurrences, so a week's rows hold every occurrence that can intersect a window in it.
+/// - Each item is expanded by itself, as ``OccurrenceQuery`` does (a VCALENDAR's own UID
+///   groups and VTIMEZONEs); ties in the sort keep the order a query finds them in
+///   (collection, file name, then the order within the item).
+/// - The diagnostics of reading an item and of resolving its time zones do not depend on
+///   the window either: they are kept per item (`note`) and reported for the window's
+///   candidates, as a query over the candidates reports them. An item whose expansion
+///   stopped at the budget (its warning depends on the window), or that mixes component
+///   kinds (which a kind filter could group differently), is `uncached`: each query reads
+///   and expands it itself.
+/// - Rows depend on the floating zone (the key), on tzdata and on the expansion engine:
+///   the `cache` setting records the engine version, the tzdata files and the store's
+///   path, and the cache is dropped when they differ.
+/// - A refresh that changes items recomputes their rows in every cached week in the same
+///   transaction, or drops the whole cache; `generation` tells a filler that the index
+///   changed while it computed, and then it stores nothing.
+enum OccurrenceCache {
+    /// Seconds in a week.
+    static let week: Int64 = 604_800
+    /// Changed when expansion, listings or this cache change in a way that makes stored
+    /// rows wrong: rows of another engine version are dropped.
+    static let engineVersion = 1
+    /// Windows longer than this are not cached (a year's query would store a year).
+    static let longestCachedWindow: Int64 = 100 * 86_400
+
+    // MARK: Keys
+
+    /// The key of a floating zone, or nil when rows for it cannot be cached (a zone from
+    /// a file's VTIMEZONE rather than tzdata).
+    static func key(for zone: any TimeZoneRules) -> String? {
+        if let zone = zone as? IANATimeZone { return "tz:" + zone.identifier }
+        if let zone = zone as? FixedOffsetZone { return "offset:\(zone.offset):" + zone.identifier }
+        return nil
+    }
+
+    /// The zone of a key.
+    static func zone(for key: String) -> (any TimeZoneRules)? {
+        if key.hasPrefix("tz:") { return IANATimeZone(named: String(key.dropFirst(3))) }
+        if key.hasPrefix("offset:") {
+            let parts = key.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, let offset = Int(parts[1]) else { return nil }
+            return FixedOffsetZone(identifier: String(parts[2]), offset: offset)
+        }
+        return nil
+    }
+
+    /// What the cached rows depend on besides the items: the engine, tzdata, the store's place.
+    static func fingerprint(store: FolderStore) -> String {
+        let directory = IANATimeZone.databaseDirectory
+        var tzdata = "none"
+        for file in [directory + "/tzdata.zi", directory] {
+            if let identity = try? StoreSystem.identity(file) {
+                tzdata = "\(file) \(identity.inode) \(identity.size) \(identity.modificationSeconds).\(identity.modificationNanoseconds)"
+                break
+            }
+        }
+        return "engine \(engineVersion); tzdata \(tzdata); store \(store.root)"
+    }
+
+    /// The week of an instant.
+    static func week(of instant: Int64) -> Int64 {
+        instant >= 0 ? instant / week : -((-instant + week - 1) / week)
+    }
+
+    /// The weeks a window covers.
+    static func weeks(_ window: Range<Int64>) -> ClosedRange<Int64> {
+        week(of: window.lowerBound)...week(of: max(window.lowerBound, window.upperBound - 1))
+    }
+
+    /// The instants of a run of weeks.
+    static func window(_ weeks: ClosedRange<Int64>) -> Range<Int64> {
+        weeks.lowerBound * week ..< (weeks.upperBound + 1) * week
+    }
+
+    /// ``OccurrenceQuery``'s rule: starts before the end and ends after the start; a
+    /// zero-length occurrence when `start <= s < end`.
+    static func intersects(_ start: Int64, _ end: Int64, _ window: Range<Int64>) -> Bool {
+        guard start < window.upperBound else { return false }
+        return end > window.lowerBound || (end == start && start >= window.lowerBound)
+    }
+
+    /// Sorted weeks in runs of consecutive weeks.
+    static func runs(_ weeks: [Int64]) -> [ClosedRange<Int64>] {
+        var runs: [ClosedRange<Int64>] = []
+        for week in weeks.sorted() {
+            if let last = runs.last, last.upperBound + 1 == week {
+                runs[runs.count - 1] = last.lowerBound...week
+            } else if runs.last?.contains(week) != true {
+                runs.append(week...week)
+            }
+        }
+        return runs
+    }
+
+    // MARK: State
+
+    /// What a refresh or a query needs to know of the cache before it computes.
+    struct State {
+        /// The index's generation when read.
+        var generation: Int64
+        /// The cached weeks by zone key (empty when ``isStale``).
+        var weeks: [String: [Int64]]
+        /// The cache was made for another engine, tzdata or store path: drop it.
+        var isStale: Bool
+
+        var hasWeeks: Bool { weeks.values.contains { !$0.isEmpty } }
+
+        static func read(_ db: Database, store: FolderStore) throws -> State {
+            let generation = try OccurrenceCache.generation(db)
+            let recorded = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'cache'")
+            let hasRows = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM week)") ?? false
+            guard recorded == fingerprint(store: store) else {
+                return State(generation: generation, weeks: [:], isStale: hasRows || recorded != nil)
+            }
+            var weeks: [String: [Int64]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT zone, week FROM week ORDER BY zone, week") {
+                weeks[row[0], default: []].append(row[1])
+            }
+            return State(generation: generation, weeks: weeks, isStale: false)
+        }
+    }
+
+    static func generation(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'generation'") ?? 0
+    }
+
+    static func bumpGeneration(_ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('generation', ?)",
+                       arguments: [try generation(db) + 1])
+    }
+
+    /// Drops every cached row and records the current fingerprint.
+    static func clear(_ db: Database, store: FolderStore) throws {
+        for table in ["week", "occurrence", "note", "uncached"] { try db.execute(sql: "DELETE FROM \(table)") }
+        try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('cache', ?)", arguments: [fingerprint(store: store)])
+    }
+
+    /// Drops an item's rows (it changed or is gone).
+    static func forget(_ key: ItemKey, in db: Database) throws {
+        for table in ["occurrence", "note", "uncached"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE collection = ? AND name = ?", arguments: [key.collection, key.name])
+        }
+    }
+
+    /// Drops a removed collection's rows.
+    static func forget(collection: String, in db: Database) throws {
+        for table in ["occurrence", "note", "uncached"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE collection = ?", arguments: [collection])
+        }
+    }
+
+    // MARK: Computing rows
+
+    /// One cached occurrence.
+    struct Cached: Sendable {
+        var zone: String
+        var week: Int64
+        var key: ItemKey
+        var ordinal: Int
+        var kind: Int64
+        var recurrenceLocal: Int64
+        var listing: OccurrenceListing
+    }
+
+    /// Rows to store.
+    struct Rows: Sendable {
+        var occurrences: [Cached] = []
+        /// Items with diagnostics: read, then time zones (JSON arrays).
+        var notes: [ItemKey: (read: [Diagnostic], zones: [Diagnostic])] = [:]
+        var uncached: [(zone: String, week: Int64, key: ItemKey)] = []
+        /// Weeks filled, by zone key.
+        var weeks: [(zone: String, week: Int64)] = []
+
+        mutating func append(_ other: Rows) {
+            occurrences += other.occurrences
+            notes.merge(other.notes) { first, _ in first }
+            uncached += other.uncached
+            weeks += other.weeks
+        }
+    }
+
+    /// The rows of one item (nil calendar: a file that could not be read as an item) in
+    /// runs of weeks, for one floating zone.
+    static func rows(for key: ItemKey, calendar: Component?, readDiagnostics: [Diagnostic],
+                     zoneKey: String, zone: any TimeZoneRules, runs: [ClosedRange<Int64>]) -> Rows {
+        var rows = Rows()
+        guard let calendar else {
+            if !readDiagnostics.isEmpty { rows.notes[key] = (readDiagnostics, []) }
+            return rows
+        }
+        let kinds = ItemKinds(calendar.components.map { ComponentKind(rawValue: $0.name) })
+        if kinds.rawValue.nonzeroBitCount > 1 {
+            for run in runs { for week in run { rows.uncached.append((zoneKey, week, key)) } }
+            return rows
+        }
+        let source = OccurrenceQuery.Source(calendar: calendar, name: key.description)
+        var zoneDiagnostics: [Diagnostic]?
+        var collected: [Cached] = []
+        for run in runs {
+            let span = window(run)
+            let result = OccurrenceQuery(window: span, floatingZone: zone).run([source])
+            if result.diagnostics.contains(where: { $0.code == .budgetExceeded }) {
+                for run in runs { for week in run { rows.uncached.append((zoneKey, week, key)) } }
+                return rows
+            }
+            zoneDiagnostics = zoneDiagnostics ?? result.diagnostics
+            for (ordinal, match) in result.matches.enumerated() {
+                let listing = OccurrenceListing(match)
+                let kind = ItemKinds(CollectionOfOne(ComponentKind(rawValue: match.occurrence.component.name))).rawValue
+                let first = max(run.lowerBound, week(of: listing.startInstant))
+                let last = min(run.upperBound, week(of: max(listing.startInstant, listing.endInstant - 1)))
+                guard first <= last else { continue }
+                for week in first...last where intersects(listing.startInstant, listing.endInstant, window(week...week)) {
+                    collected.append(Cached(zone: zoneKey, week: week, key: key, ordinal: ordinal, kind: kind,
+                                         recurrenceLocal: match.occurrence.recurrenceIdentifier.local.secondsSinceEpoch,
+                                         listing: listing))
+                }
+            }
+        }
+        rows.occurrences = collected
+        if !readDiagnostics.isEmpty || !(zoneDiagnostics ?? []).isEmpty {
+            rows.notes[key] = (readDiagnostics, zoneDiagnostics ?? [])
+        }
+        return rows
+    }
+
+    /// The rows of changed items in every cached week (a refresh's recomputation).
+    static func recompute(_ entries: [StoreIndex.Entry], weeks: [String: [Int64]]) -> Rows? {
+        var rows = Rows()
+        for (zoneKey, cached) in weeks where !cached.isEmpty {
+            guard let zone = zone(for: zoneKey) else { return nil }
+            let runs = runs(cached)
+            for entry in entries {
+                rows.append(Self.rows(for: entry.key, calendar: entry.calendar, readDiagnostics: entry.readDiagnostics,
+                                      zoneKey: zoneKey, zone: zone, runs: runs))
+            }
+        }
+        return rows
+    }
+
+    // MARK: Storing
+
+    static func insert(_ rows: Rows, in db: Database) throws {
+        let occurrence = try db.cachedStatement(sql: """
+            INSERT INTO occurrence (zone, week, collection, name, ordinal, kind, startInstant, endInstant, uid,
+                recurrenceLocal, recurrenceText, summary, location, status, startLocal, startForm, startZone,
+                endLocal, endForm, endZone, startOffset, endOffset, zoneName, allDay)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for row in rows.occurrences {
+            let listing = row.listing
+            let start = form(listing.start), end = form(listing.end)
+            let values: [(any DatabaseValueConvertible)?] = [
+                row.zone, row.week, row.key.collection, row.key.name, row.ordinal, row.kind,
+                listing.startInstant, listing.endInstant, listing.uid, row.recurrenceLocal, listing.recurrenceIdentifier,
+                listing.summary, listing.location, listing.status,
+                listing.start.local.secondsSinceEpoch, start.form, start.zone,
+                listing.end.local.secondsSinceEpoch, end.form, end.zone,
+                listing.startOffset, listing.endOffset, listing.zoneName, listing.isAllDay,
+            ]
+            try occurrence.execute(arguments: StatementArguments(values))
+        }
+        let note = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO note (collection, name, readDiagnostics, zoneDiagnostics) VALUES (?, ?, ?, ?)
+            """)
+        let encoder = JSONEncoder()
+        for (key, diagnostics) in rows.notes {
+            let read = String(decoding: try encoder.encode(diagnostics.read), as: UTF8.self)
+            let zones = String(decoding: try encoder.encode(diagnostics.zones), as: UTF8.self)
+            try note.execute(arguments: [key.collection, key.name, read, zones])
+        }
+        let uncached = try db.cachedStatement(sql: "INSERT OR IGNORE INTO uncached (zone, week, collection, name) VALUES (?, ?, ?, ?)")
+        for entry in rows.uncached {
+            try uncached.execute(arguments: [entry.zone, entry.week, entry.key.collection, entry.key.name])
+        }
+        let week = try db.cachedStatement(sql: "INSERT OR IGNORE INTO week (zone, week) VALUES (?, ?)")
+        for entry in rows.weeks { try week.execute(arguments: [entry.zone, entry.week]) }
+    }
+
+    /// A date-time's form (0 floating, 1 UTC, 2 with a TZID; plus 4 for a date) and TZID.
+    static func form(_ value: DateTime) -> (form: Int64, zone: String?) {
+        let date: Int64 = value.isDate ? 4 : 0
+        switch value.zone {
+        case .floating: return (date, nil)
+        case .utc: return (date + 1, nil)
+        case .identifier(let tzid): return (date + 2, tzid)
+        }
+    }
+
+    /// The date-time of a stored form.
+    static func dateTime(local: Int64, form: Int64, zone: String?) -> DateTime {
+        var value = DateTime(LocalDateTime(secondsSinceEpoch: local))
+        value.isDate = form & 4 != 0
+        switch form & 3 {
+        case 1: value.zone = .utc
+        case 2: value.zone = .identifier(zone ?? "")
+        default: value.zone = .floating
+        }
+        return value
+    }
+
+    /// The component name of a kind bit.
+    static func componentName(_ kind: Int64) -> String {
+        switch kind {
+        case ItemKinds.todo.rawValue: "VTODO"
+        case ItemKinds.journal.rawValue: "VJOURNAL"
+        default: "VEVENT"
+        }
+    }
+}
+
+/// What the occurrence cache answered for a window.
+package struct CachedListings: Sendable {
+    /// The occurrences, sorted as ``OccurrenceQuery`` sorts its matches.
+    package var listings: [OccurrenceListing]
+    /// The diagnostics a query over the window's candidates reports: each candidate's read
+    /// diagnostics, then each one's time-zone and budget diagnostics.
+    package var diagnostics: [Diagnostic]
+    /// Weeks this call computed and stored (0 when every week was cached).
+    package var filledWeeks: Int
+}
+
+extension StoreIndex {
+    /// The occurrences in a window, from the occurrence cache (see ``OccurrenceCache``),
+    /// filling the weeks of the window that are not cached yet. Call ``refresh(scan:)``
+    /// first, as for ``candidates(window:collections:kinds:)``.
+    ///
+    /// - Returns: nil when the cache does not answer this window (longer than 100 days,
+    ///   outside years 1 to 9999, a floating zone not from tzdata, or the index changed
+    ///   while the weeks were being filled): run the query over the candidates instead.
+    package func cachedListings(window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
+                                floatingZone: any TimeZoneRules) throws(StoreError) -> CachedListings? {
+        guard let zoneKey = OccurrenceCache.key(for: floatingZone), !window.isEmpty,
+              window.count <= OccurrenceCache.longestCachedWindow,
+              window.lowerBound >= -62_135_596_800, window.upperBound <= 253_402_300_800 else { return nil }
+        let weeks = OccurrenceCache.weeks(window)
+        let store = self.store
+        // Fill the missing weeks.
+        var cache = try withDatabase { queue in try queue.read { db in try OccurrenceCache.State.read(db, store: store) } }
+        if cache.isStale {
+            try withDatabase { queue in
+                try queue.inTransaction(.immediate) { db in
+                    try OccurrenceCache.clear(db, store: store)
+                    return .commit
+                }
+            }
+            cache = try withDatabase { queue in try queue.read { db in try OccurrenceCache.State.read(db, store: store) } }
+        }
+        let cached = Set(cache.weeks[zoneKey] ?? [])
+        let missing = weeks.filter { !cached.contains($0) }
+        if !missing.isEmpty {
+            let rows = try fill(OccurrenceCache.runs(missing), zoneKey: zoneKey, zone: floatingZone)
+            let stored: Bool = try withDatabase { queue in
+                try queue.inTransaction(.immediate) { db -> Database.TransactionCompletion in
+                    // Another process refreshed the index meanwhile: these rows may be stale.
+                    guard try OccurrenceCache.generation(db) == cache.generation else { return .rollback }
+                    // Another process filled some of these weeks meanwhile: keep its rows.
+                    let present = Set(try Int64.fetchAll(db, sql: "SELECT week FROM week WHERE zone = ? AND week BETWEEN ? AND ?",
+                                                         arguments: [zoneKey, weeks.lowerBound, weeks.upperBound]))
+                    var fresh = rows
+                    if !present.isEmpty {
+                        fresh.occurrences.removeAll { present.contains($0.week) }
+                        fresh.uncached.removeAll { present.contains($0.week) }
+                        fresh.weeks.removeAll { present.contains($0.week) }
+                    }
+                    try OccurrenceCache.insert(fresh, in: db)
+                    return .commit
+                }
+                return try queue.read { db in try OccurrenceCache.generation(db) == cache.generation }
+            }
+            guard stored else { return nil }
+        }
+        var result = try withDatabase { queue in
+            try queue.read { db in
+                try self.read(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections, kinds: kinds)
+            }
+        }
+        // Items each query expands itself.
+        if !result.uncached.isEmpty {
+            var direct: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic], listings: [(OccurrenceListing, Int64, Int)])] = []
+            for key in result.uncached {
+                guard let read = try? store.readItem(in: key.collection, name: key.name) else { continue }
+                guard let item = read.item else {
+                    direct.append((key, read.diagnostics, [], []))
+                    continue
+                }
+                let query = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: kinds)
+                    .run([OccurrenceQuery.Source(calendar: item.calendar, name: key.description)])
+                direct.append((key, read.diagnostics, query.diagnostics,
+                               query.matches.enumerated().map { (OccurrenceListing($0.element), $0.element.occurrence.recurrenceIdentifier.local.secondsSinceEpoch, $0.offset) }))
+            }
+            for entry in direct {
+                result.notes.append((entry.key, entry.read, entry.query))
+                for (listing, recurrenceLocal, ordinal) in entry.listings {
+                    result.found.append(Found(listing: listing, key: entry.key, ordinal: ordinal,
+                                              recurrenceLocal: recurrenceLocal, week: Int64.min))
+                }
+            }
+        }
+        return CachedListings(listings: result.sortedListings(), diagnostics: result.diagnostics(),
+                              filledWeeks: missing.count)
+    }
+
+    /// Computes the rows of runs of weeks: the candidates of each run, each read once and
+    /// expanded over the runs it is a candidate of, on every core.
+    private func fill(_ runs: [ClosedRange<Int64>], zoneKey: String, zone: any TimeZoneRules) throws(StoreError) -> OccurrenceCache.Rows {
+        var runsOf: [ItemKey: [ClosedRange<Int64>]] = [:]
+        for run in runs {
+            for file in try candidates(window: OccurrenceCache.window(run)) {
+                runsOf[ItemKey(collection: file.collection, name: file.name), default: []].append(run)
+            }
+        }
+        let work = runsOf.sorted { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
+        let store = self.store
+        let chunk = 64
+        let chunks = (work.count + chunk - 1) / chunk
+        let results = Mutex<[OccurrenceCache.Rows]>(Array(repeating: OccurrenceCache.Rows(), count: chunks))
+        DispatchQueue.concurrentPerform(iterations: chunks) { index in
+            var rows = OccurrenceCache.Rows()
+            for (key, itemRuns) in work[(index * chunk)..<min(work.count, (index + 1) * chunk)] {
+                // A file that cannot be reached is skipped, as a query skips it.
+                guard let read = try? store.readItem(in: key.collection, name: key.name) else { continue }
+                rows.append(OccurrenceCache.rows(for: key, calendar: read.item?.calendar, readDiagnostics: read.diagnostics,
+                                                 zoneKey: zoneKey, zone: zone, runs: itemRuns))
+            }
+            results.withLock { $0[index] = rows }
+        }
+        var rows = OccurrenceCache.Rows()
+        for part in results.withLock({ $0 }) { rows.append(part) }
+        rows.weeks = runs.flatMap { run in run.map { (zoneKey, $0) } }
+        return rows
+    }
+
+    /// One occurrence read from the cache (or expanded now), with its sort keys.
+    fileprivate struct Found {
+        var listing: OccurrenceListing
+        var key: ItemKey
+        var ordinal: Int
+        var recurrenceLocal: Int64
+        /// The week of the row (`Int64.min` for an occurrence expanded now).
+        var week: Int64
+    }
+
+    /// What the cache's tables hold for a window.
+    fileprivate struct ReadResult {
+        var found: [Found] = []
+        var notes: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic])] = []
+        var uncached: [ItemKey] = []
+
+        /// Sorted as ``OccurrenceQuery`` sorts (start, end, UID, RECURRENCE-ID's local time,
+        /// then the order found: collection, file name, order in the item), each occurrence
+        /// once (one found in several weeks is kept from the earliest).
+        func sortedListings() -> [OccurrenceListing] {
+            let ordered = found.sorted { a, b in
+                if a.listing.startInstant != b.listing.startInstant { return a.listing.startInstant < b.listing.startInstant }
+                if a.listing.endInstant != b.listing.endInstant { return a.listing.endInstant < b.listing.endInstant }
+                if a.listing.uid != b.listing.uid { return a.listing.uid < b.listing.uid }
+                if a.recurrenceLocal != b.recurrenceLocal { return a.recurrenceLocal < b.recurrenceLocal }
+                if a.key.collection != b.key.collection { return a.key.collection < b.key.collection }
+                if a.key.name != b.key.name { return a.key.name < b.key.name }
+                if a.week != b.week { return a.week < b.week }
+                return a.ordinal < b.ordinal
+            }
+            var listings: [OccurrenceListing] = []
+            listings.reserveCapacity(ordered.count)
+            var groupWeek: Int64?
+            for (index, entry) in ordered.enumerated() {
+                let sameGroup = index > 0 && {
+                    let previous = ordered[index - 1]
+                    return previous.listing.startInstant == entry.listing.startInstant
+                        && previous.listing.endInstant == entry.listing.endInstant && previous.listing.uid == entry.listing.uid
+                        && previous.recurrenceLocal == entry.recurrenceLocal && previous.key == entry.key
+                }()
+                if !sameGroup { groupWeek = entry.week }
+                if entry.week == groupWeek { listings.append(entry.listing) }
+            }
+            return listings
+        }
+
+        /// Every candidate's read diagnostics, then every one's time-zone and budget ones,
+        /// candidates in collection and file-name order.
+        func diagnostics() -> [Diagnostic] {
+            let ordered = notes.sorted { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
+            return ordered.flatMap(\.read) + ordered.flatMap(\.query)
+        }
+    }
+
+    /// Reads a window's rows, notes and uncached items.
+    private func read(_ db: Database, window: Range<Int64>, weeks: ClosedRange<Int64>, zoneKey: String,
+                      collections: Set<String>, kinds: Set<ComponentKind>) throws -> ReadResult {
+        var result = ReadResult()
+        let mask = ItemKinds(kinds).rawValue
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT collection, name, ordinal, kind, startInstant, endInstant, uid, recurrenceLocal, recurrenceText,
+                summary, location, status, startLocal, startForm, startZone, endLocal, endForm, endZone,
+                startOffset, endOffset, zoneName, allDay, week
+            FROM occurrence
+            WHERE zone = ? AND week BETWEEN ? AND ? AND (kind & ?) != 0 AND startInstant < ?
+                AND (endInstant > ? OR (endInstant = startInstant AND startInstant >= ?))
+            """, arguments: [zoneKey, weeks.lowerBound, weeks.upperBound, mask, window.upperBound, window.lowerBound, window.lowerBound])
+        while let row = try rows.next() {
+            let collection: String = row[0]
+            guard collections.contains(collection) else { continue }
+            let name: String = row[1]
+            let kind: Int64 = row[3]
+            let listing = OccurrenceListing(
+                uid: row[6], recurrenceIdentifier: row[8], summary: row[9], location: row[10], status: row[11],
+                componentName: OccurrenceCache.componentName(kind),
+                start: OccurrenceCache.dateTime(local: row[12], form: row[13], zone: row[14]),
+                end: OccurrenceCache.dateTime(local: row[15], form: row[16], zone: row[17]),
+                startInstant: row[4], endInstant: row[5], startOffset: row[18], endOffset: row[19], zoneName: row[20],
+                isAllDay: row[21], source: collection + "/" + name)
+            result.found.append(Found(listing: listing, key: ItemKey(collection: collection, name: name), ordinal: row[2],
+                                      recurrenceLocal: row[7], week: row[22]))
+        }
+        // The candidates' diagnostics, and the items to expand now.
+        func isCandidate(_ row: Row, from column: Int) -> Bool {
+            let itemKinds: Int64 = row[column], state: Int64 = row[column + 1]
+            if state == IndexSchema.broken { return true }
+            guard itemKinds & mask != 0 else { return false }
+            if state == IndexSchema.undated { return true }
+            let firstStart: Int64? = row[column + 2], lastEnd: Int64? = row[column + 3]
+            guard let firstStart, firstStart < window.upperBound else { return false }
+            return lastEnd.map { $0 >= window.lowerBound } ?? true
+        }
+        let uncached = try Row.fetchAll(db, sql: """
+            SELECT DISTINCT u.collection, u.name, i.kinds, i.state, i.firstStart, i.lastEnd
+            FROM uncached u JOIN item i ON i.collection = u.collection AND i.name = u.name
+            WHERE u.zone = ? AND u.week BETWEEN ? AND ?
+            """, arguments: [zoneKey, weeks.lowerBound, weeks.upperBound])
+        var direct = Set<ItemKey>()
+        for row in uncached where collections.contains(row[0]) && isCandidate(row, from: 2) {
+            let key = ItemKey(collection: row[0], name: row[1])
+            if direct.insert(key).inserted { result.uncached.append(key) }
+        }
+        let decoder = JSONDecoder()
+        for row in try Row.fetchAll(db, sql: """
+            SELECT n.collection, n.name, n.readDiagnostics, n.zoneDiagnostics, i.kinds, i.state, i.firstStart, i.lastEnd
+            FROM note n JOIN item i ON i.collection = n.collection AND i.name = n.name
+            """) where collections.contains(row[0]) && isCandidate(row, from: 4) {
+            let key = ItemKey(collection: row[0], name: row[1])
+            guard !direct.contains(key) else { continue }
+            let read = try decoder.decode([Diagnostic].self, from: Data((row[2] as String).utf8))
+            let zones = try decoder.decode([Diagnostic].self, from: Data((row[3] as String).utf8))
+            result.notes.append((key, read, zones))
+        }
+        return result
+    }
+}
