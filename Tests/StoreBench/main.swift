@@ -17,6 +17,12 @@
 // (default 24) month windows of `candidates` for events, and reading and querying the
 // candidates of one month against reading and querying every item.
 //
+//     store-bench open STORE [RUNS]
+//
+// Opens an existing store RUNS times (default 10) with `FolderStore.open` alone, what every
+// process pays before its first read, and prints the median. With RUNS 0 the process only
+// starts, so `strace -c` of RUNS 1 and of RUNS 0 differ by the system calls of one open.
+//
 //     store-bench query STORE MONTH [RUNS]
 //
 // A month query over an existing store through the index and through EKEventStore, with
@@ -197,6 +203,15 @@ func indexCase(_ folder: String, count: Int, queries: Int) throws {
           + "month_indexed_ms=\(format(indexedMilliseconds)) month_all_ms=\(format(allMilliseconds)) matches=\(allMatches)")
 }
 
+func openCase(_ folder: String, runs: Int) throws {
+    var times: [Double] = []
+    for _ in 0..<runs {
+        times.append(try milliseconds { _ = try FolderStore.open(at: folder, create: false) })
+    }
+    print("case=open runs=\(runs) open_ms=\(format(median(times))) "
+          + "min_ms=\(format(times.min() ?? 0)) max_ms=\(format(times.max() ?? 0))")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch (arguments.first, arguments.count) {
@@ -204,10 +219,12 @@ do {
         try commitCase(arguments[1], count: Int(arguments[2]) ?? 10_000, rounds: arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3)
     case ("index", 3...4):
         try indexCase(arguments[1], count: Int(arguments[2]) ?? 10_000, queries: arguments.count > 3 ? Int(arguments[3]) ?? 24 : 24)
+    case ("open", 2...3):
+        try openCase(arguments[1], runs: arguments.count > 2 ? Int(arguments[2]) ?? 10 : 10)
     case ("query", 3...4):
         try queryCase(arguments[1], month: arguments[2], runs: arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5)
     default:
-        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES] | store-bench query STORE MONTH [RUNS]")
+        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES] | store-bench open STORE [RUNS] | store-bench query STORE MONTH [RUNS]")
         exit(2)
     }
 } catch {

@@ -46,17 +46,26 @@ extension FolderStore {
     /// 1. Under the lock, finish any commit a crash interrupted.
     /// 2. Check every put and delete against the identity the caller expects; any
     ///    difference fails the batch with nothing written.
-    /// 3. Write each new file as a temporary in its target folder (new collections as a
+    /// 3. Create the marker `.openeventkit/commit-in-progress` and flush it to disk, then
+    ///    write each new file as a temporary in its target folder (new collections as a
     ///    temporary folder beside the others), without flushing any of them.
     /// 4. Write the journal's temporary, then flush the whole batch with one `syncfs(2)`
     ///    per file system, then rename the journal to `.openeventkit/journal` and fsync
     ///    `.openeventkit`: this rename is the commit point.
     /// 5. Apply the journal's renames and removals, fsync each touched folder once,
-    ///    remove the journal.
+    ///    remove the journal and the marker.
     ///
     /// A crash before step 4's rename leaves the store as before (the temporaries are
     /// removed on the next open or commit); a crash after it leaves it as after (the
     /// journal is applied on the next open or commit).
+    ///
+    /// The marker is what makes recovery look for temporaries in the collections' folders
+    /// (listing a folder of 100,000 items costs tens of milliseconds, which every open paid
+    /// before). It is on disk before the first temporary is created, so a crash, even a
+    /// power loss, that can leave a temporary also leaves the marker; it is removed only
+    /// after the renames that consumed the temporaries were flushed. A commit that fails
+    /// before its commit point removes what it wrote but leaves the marker, so the next
+    /// recovery sweeps whatever that removal missed.
     ///
     /// Why one `syncfs` before the commit point keeps that guarantee, also across a power
     /// loss: the only thing recovery trusts is a journal found under its final name, and
@@ -93,6 +102,7 @@ extension FolderStore {
             try StoreSystem.synchronizeFileSystems(containing: plan.stagedFolders.union([metadataFolder]).sorted())
             try StoreSystem.rename(temporary, journalPath)
         } catch {
+            // The marker stays: the next recovery looks for what this removal misses.
             for path in plan.staged.reversed() { try? StoreSystem.removeTree(path) }
             throw error
         }
@@ -101,6 +111,8 @@ extension FolderStore {
             try StoreSystem.synchronize(folder: metadataFolder)
             try apply(StoreJournal(batch: plan.batchName, steps: plan.steps))
             try StoreSystem.remove(journalPath)
+            // Every temporary was renamed or removed, and the folders were flushed by `apply`.
+            try StoreSystem.remove(commitMarkerPath)
             try StoreSystem.synchronize(folder: metadataFolder)
         } catch {
             throw StoreError(.incompleteCommit,
@@ -120,8 +132,15 @@ extension FolderStore {
 
     /// Finishes a committed batch whose journal is still there, then removes the
     /// temporaries of batches that never committed. The caller holds the lock.
+    ///
+    /// Only `.openeventkit` is always listed (a few entries: the access records write
+    /// their temporaries there without the commit marker). The store's folder and every
+    /// collection's are listed only after an interrupted commit: when the commit marker is
+    /// there, or a journal was. The marker is removed once they hold no temporary.
     func recoverLocked() throws(StoreError) {
+        var interrupted = StoreSystem.exists(commitMarkerPath)
         if StoreSystem.exists(journalPath) {
+            interrupted = true
             let bytes = try StoreSystem.readFile(journalPath, limit: 1 << 30).bytes
             let journal: StoreJournal
             do { journal = try JSONDecoder().decode(StoreJournal.self, from: Data(bytes)) } catch {
@@ -131,6 +150,11 @@ extension FolderStore {
             try StoreSystem.remove(journalPath)
             try StoreSystem.synchronize(folder: metadataFolder)
         }
+        // After the journal: its steps rename temporaries of `.openeventkit`.
+        for entry in try StoreSystem.list(metadataFolder) where entry.name.hasPrefix(Self.temporaryPrefix) {
+            try StoreSystem.removeTree(metadataFolder + "/" + entry.name)
+        }
+        guard interrupted else { return }
         for entry in try StoreSystem.list(root) {
             if entry.name.hasPrefix(Self.temporaryPrefix) {
                 try StoreSystem.removeTree(root + "/" + entry.name)
@@ -141,9 +165,8 @@ extension FolderStore {
                 }
             }
         }
-        for entry in try StoreSystem.list(metadataFolder) where entry.name.hasPrefix(Self.temporaryPrefix) {
-            try StoreSystem.removeTree(metadataFolder + "/" + entry.name)
-        }
+        // Not flushed: a marker that survives a crash only makes the next recovery sweep again.
+        try StoreSystem.remove(commitMarkerPath)
     }
 
     /// Applies a journal's steps; each step may have been applied already.
@@ -363,9 +386,20 @@ extension FolderStore {
         return plan
     }
 
-    /// Writes the plan's folders and files without flushing them: ``commit(_:)`` flushes
-    /// the whole batch at once before its commit point.
+    /// Creates the commit marker and flushes it to disk, then writes the plan's folders and
+    /// files without flushing them: ``commit(_:)`` flushes the whole batch at once before
+    /// its commit point.
+    ///
+    /// The marker is flushed first (the file, then `.openeventkit`) so that no temporary
+    /// can reach the disk without it, even across a power loss. A marker already there is
+    /// kept: it says the same.
     func stage(_ plan: inout Plan) throws(StoreError) {
+        do {
+            try StoreSystem.writeNewFile([], to: commitMarkerPath)
+        } catch where error.code == .alreadyExists {
+            // Not after ``recoverLocked()``, which removes it; only when staging is repeated.
+        }
+        try StoreSystem.synchronize(folder: metadataFolder)
         for folder in plan.folders {
             try StoreSystem.makeFolder(folder)
             plan.staged.append(folder)

@@ -27,6 +27,9 @@ package struct FolderStore: Sendable {
     var metadataPath: String { metadataFolder + "/store.json" }
     var journalPath: String { metadataFolder + "/journal" }
     var lockPath: String { metadataFolder + "/lock" }
+    /// Present from before a commit writes its first temporary until its temporaries are
+    /// gone: recovery looks for temporaries outside `.openeventkit` only when it is there.
+    var commitMarkerPath: String { metadataFolder + "/commit-in-progress" }
 
     private init(root: String) { self.root = root }
 
@@ -54,7 +57,10 @@ package struct FolderStore: Sendable {
     ///   `.openeventkit`) opens as it is; nothing is written until the first commit.
     /// - A commit that a crash interrupted is finished (its journal is rolled forward), and
     ///   the temporary files of a batch that never committed are removed, unless another
-    ///   process holds the lock (it is committing and has done this already).
+    ///   process holds the lock (it is committing and has done this already). Only an
+    ///   interrupted commit (its marker `.openeventkit/commit-in-progress`, or a journal)
+    ///   makes this list the collections' folders; otherwise it lists only `.openeventkit`,
+    ///   whatever the number of items.
     package static func open(at path: String, create: Bool = true) throws(StoreError) -> FolderStore {
         var root = path
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }

@@ -5,6 +5,7 @@ import Musl
 #else
 #error("Unsupported Platform")
 #endif
+import Synchronization
 
 /// The file's identity as the store compares it: a file that was replaced, rewritten or
 /// touched since it was read has a different identity.
@@ -215,8 +216,28 @@ enum StoreSystem {
         try makeFolder(path)
     }
 
+    /// Records the folders that ``list(_:)`` reads, for tests of what an operation lists
+    /// (opening a store must not list its collections). A task-local value, so tests that
+    /// run at the same time never see each other's listings:
+    /// `StoreSystem.$listingRecorder.withValue(recorder) { … }`. Nil, the default, records
+    /// nothing.
+    @TaskLocal static var listingRecorder: ListingRecorder?
+
+    /// The folders listed while a ``StoreSystem/listingRecorder`` was set, in order.
+    final class ListingRecorder: Sendable {
+        private let folders = Mutex<[String]>([])
+
+        init() {}
+
+        /// Every folder listed so far, as it was passed to ``StoreSystem/list(_:)``.
+        var listed: [String] { folders.withLock { $0 } }
+
+        func record(_ path: String) { folders.withLock { $0.append(path) } }
+    }
+
     /// The entries of a folder except `.` and `..`, sorted by name.
     static func list(_ path: String) throws(StoreError) -> [Entry] {
+        listingRecorder?.record(path)
         guard let folder = opendir(path) else { throw failure("opendir", "cannot list folder", path: path) }
         defer { closedir(folder) }
         var entries: [Entry] = []

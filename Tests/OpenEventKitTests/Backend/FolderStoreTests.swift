@@ -297,6 +297,81 @@ import Testing
         #expect(try store.collections().map(\.identifier) == ["calendar", "reminders"])
     }
 
+    @Test func stagingMarksTheCommitBeforeItsFirstTemporary() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let store = try FolderStore.open(at: folder.path)
+        #expect(!FileManager.default.fileExists(atPath: store.commitMarkerPath))
+        var batch = Batch()
+        try batch.put(eventCalendar(uid: "staged"), into: "calendar", expecting: .absent)
+        var plan = try store.prepare(batch)
+        #expect(!FileManager.default.fileExists(atPath: store.commitMarkerPath), "checking writes nothing")
+        try store.stage(&plan)
+        #expect(FileManager.default.fileExists(atPath: store.commitMarkerPath))
+        _ = try FolderStore.open(at: folder.path)
+        #expect(!FileManager.default.fileExists(atPath: store.commitMarkerPath), "removed once the temporaries are")
+
+        // A commit that finishes leaves no marker.
+        try store.commit(batch)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: store.metadataFolder).sorted()
+        #expect(entries == ["lock", "store.json"])
+    }
+
+    @Test func interruptedCommitsTemporariesAreRemovedOnOpen() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let store = try FolderStore.open(at: folder.path)
+        var seed = Batch()
+        try seed.put(eventCalendar(uid: "kept"), into: "calendar", expecting: .absent)
+        try store.commit(seed)
+        let before = try storeTree(folder.path, includeMetadata: true)
+        // What a commit killed after its marker and some temporaries leaves.
+        try folder.write(".openeventkit/commit-in-progress", "")
+        try folder.write("calendar/.oek-0123456789abcdef-1.tmp", "BEGIN:VCALENDAR\r\n")
+        try folder.write("reminders/.oek-0123456789abcdef-2.tmp", "")
+        try folder.write(".oek-0123456789abcdef-3.new/displayname", "Staged")
+
+        let recorder = StoreSystem.ListingRecorder()
+        try StoreSystem.$listingRecorder.withValue(recorder) {
+            _ = try FolderStore.open(at: folder.path)
+        }
+        #expect(try storeTree(folder.path, includeMetadata: true) == before)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/.oek-0123456789abcdef-3.new"))
+        #expect(Set(recorder.listed).isSuperset(of: [folder.path + "/calendar", folder.path + "/reminders"]))
+    }
+
+    @Test func openingWithoutAnInterruptedCommitListsNoCollection() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let store = try FolderStore.open(at: folder.path)
+        var seed = Batch()
+        try seed.put(eventCalendar(uid: "one"), into: "calendar", expecting: .absent)
+        try store.commit(seed)
+        // A temporary without the marker (no commit leaves one: the marker is flushed before
+        // the first temporary is written): opening does not look for it.
+        let stray = try folder.write("calendar/.oek-0123456789abcdef-1.tmp", "stray")
+        // The access records' temporaries are in `.openeventkit`, which is always swept.
+        let access = try folder.write(".openeventkit/.oek-0123456789abcdef-authorizations.json", "{}")
+
+        let recorder = StoreSystem.ListingRecorder()
+        try StoreSystem.$listingRecorder.withValue(recorder) {
+            _ = try FolderStore.open(at: folder.path)
+        }
+        #expect(recorder.listed == [store.metadataFolder])
+        #expect(FileManager.default.fileExists(atPath: stray))
+        #expect(!FileManager.default.fileExists(atPath: access))
+        // Readers never take a temporary for an item.
+        #expect(try store.items(in: "calendar").map(\.name) == ["one.ics"])
+
+        // A commit lists no collection either when no commit was interrupted.
+        let committing = StoreSystem.ListingRecorder()
+        var batch = Batch()
+        try batch.put(eventCalendar(uid: "two"), into: "calendar", expecting: .absent)
+        try StoreSystem.$listingRecorder.withValue(committing) { try store.commit(batch) }
+        #expect(!committing.listed.contains(folder.path + "/calendar"))
+        #expect(FileManager.default.fileExists(atPath: stray))
+    }
+
     @Test func journalIsRolledForwardOnOpen() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
