@@ -33,6 +33,7 @@ let package = Package(
             dependencies: [
                 "ICalKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .target(
             name: "OpenEventKitUI",

@@ -75,25 +75,96 @@ public struct OccurrenceFormatter: Sendable {
 
     /// One JSON array, one object per listing, with a trailing newline.
     public func json(_ listings: [OccurrenceListing]) -> String {
-        var out = "["
-        out.reserveCapacity(listings.count * 300)
+        // Written as bytes: a month of a large store is thousands of objects.
+        var out: [UInt8] = []
+        out.reserveCapacity(listings.count * 360 + 4)
+        out.append(UInt8(ascii: "["))
         for (index, listing) in listings.enumerated() {
-            out += index == 0 ? "\n  {" : ",\n  {"
-            out += "\"uid\": " + Self.jsonString(listing.uid)
-            out += ", \"recurrenceId\": " + (listing.recurrenceIdentifier.map(Self.jsonString) ?? "null")
-            out += ", \"summary\": " + (listing.summary.map(Self.jsonString) ?? "null")
-            out += ", \"start\": " + Self.jsonString(startText(listing))
-            out += ", \"end\": " + Self.jsonString(endText(listing))
-            out += ", \"allDay\": " + (listing.isAllDay ? "true" : "false")
-            out += ", \"timeZone\": " + (timeZoneName(listing).map(Self.jsonString) ?? "null")
-            out += ", \"component\": " + Self.jsonString(listing.componentName)
-            out += ", \"location\": " + (listing.location.map(Self.jsonString) ?? "null")
-            out += ", \"status\": " + (listing.status.map(Self.jsonString) ?? "null")
-            out += ", \"source\": " + (listing.source.map(Self.jsonString) ?? "null")
-            out += "}"
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            Self.append("\n  {\"uid\": ", to: &out)
+            Self.appendJSON(listing.uid, to: &out)
+            Self.append(", \"recurrenceId\": ", to: &out)
+            Self.appendJSON(listing.recurrenceIdentifier, to: &out)
+            Self.append(", \"summary\": ", to: &out)
+            Self.appendJSON(listing.summary, to: &out)
+            Self.append(", \"start\": \"", to: &out)
+            appendISO(listing.start, instant: listing.startInstant, ownOffset: listing.startOffset, to: &out)
+            Self.append("\", \"end\": \"", to: &out)
+            appendISO(listing.end, instant: listing.endInstant, ownOffset: listing.endOffset, to: &out)
+            Self.append(listing.isAllDay ? "\", \"allDay\": true, \"timeZone\": " : "\", \"allDay\": false, \"timeZone\": ", to: &out)
+            Self.appendJSON(timeZoneName(listing), to: &out)
+            Self.append(", \"component\": ", to: &out)
+            Self.appendJSON(listing.componentName, to: &out)
+            Self.append(", \"location\": ", to: &out)
+            Self.appendJSON(listing.location, to: &out)
+            Self.append(", \"status\": ", to: &out)
+            Self.appendJSON(listing.status, to: &out)
+            Self.append(", \"source\": ", to: &out)
+            Self.appendJSON(listing.source, to: &out)
+            out.append(UInt8(ascii: "}"))
         }
-        out += listings.isEmpty ? "]\n" : "\n]\n"
-        return out
+        Self.append(listings.isEmpty ? "]\n" : "\n]\n", to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func append(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// A JSON string, or null.
+    private static func appendJSON(_ text: String?, to out: inout [UInt8]) {
+        guard var text else { return append("null", to: &out) }
+        text.withUTF8 { bytes in
+            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: bytes)
+                out.append(UInt8(ascii: "\""))
+            } else {
+                out.append(contentsOf: jsonString(String(decoding: bytes, as: UTF8.self)).utf8)
+            }
+        }
+    }
+
+    /// ``iso(_:instant:ownOffset:)`` written as bytes.
+    private func appendISO(_ value: DateTime, instant: Int64, ownOffset: Int?, to out: inout [UInt8]) {
+        if value.isDate { return Self.appendDate(value.local.date, to: &out) }
+        let local: LocalDateTime, offset: Int?
+        if let displayZone {
+            local = displayZone.local(at: instant)
+            offset = displayZone.utcOffset(atInstant: instant)
+        } else {
+            local = value.local
+            offset = ownOffset
+        }
+        Self.appendDate(local.date, to: &out)
+        out.append(UInt8(ascii: "T"))
+        Self.appendDigits(local.time.hour, 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(local.time.minute, 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(local.time.second, 2, to: &out)
+        if let offset { out.append(contentsOf: Self.offset(offset).utf8) }
+    }
+
+    private static func appendDate(_ date: CalendarDate, to out: inout [UInt8]) {
+        guard (0...9999).contains(date.year) else { return out.append(contentsOf: date.description.utf8) }
+        appendDigits(date.year, 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(date.month, 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(date.day, 2, to: &out)
+    }
+
+    /// A number from 0 of exactly `width` digits (the caller checks the range).
+    private static func appendDigits(_ value: Int, _ width: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     static func jsonString(_ text: String) -> String {

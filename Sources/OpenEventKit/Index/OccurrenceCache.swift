@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import GRDBSQLite
 import ICalKit
 import Synchronization
 
@@ -470,22 +471,27 @@ extension StoreIndex {
         /// then the order found: collection, file name, order in the item), each occurrence
         /// once (one found in several weeks is kept from the earliest).
         func sortedListings() -> [OccurrenceListing] {
-            let ordered = found.sorted { a, b in
-                if a.listing.startInstant != b.listing.startInstant { return a.listing.startInstant < b.listing.startInstant }
-                if a.listing.endInstant != b.listing.endInstant { return a.listing.endInstant < b.listing.endInstant }
-                if a.listing.uid != b.listing.uid { return a.listing.uid < b.listing.uid }
-                if a.recurrenceLocal != b.recurrenceLocal { return a.recurrenceLocal < b.recurrenceLocal }
-                if a.key.collection != b.key.collection { return a.key.collection < b.key.collection }
-                if a.key.name != b.key.name { return a.key.name < b.key.name }
-                if a.week != b.week { return a.week < b.week }
-                return a.ordinal < b.ordinal
+            // Sort positions (not the large values), by integers first.
+            let order = found.withUnsafeBufferPointer { found in
+                Array(found.indices).sorted { i, j in
+                    let a = found[i], b = found[j]
+                    if a.listing.startInstant != b.listing.startInstant { return a.listing.startInstant < b.listing.startInstant }
+                    if a.listing.endInstant != b.listing.endInstant { return a.listing.endInstant < b.listing.endInstant }
+                    if a.listing.uid != b.listing.uid { return a.listing.uid < b.listing.uid }
+                    if a.recurrenceLocal != b.recurrenceLocal { return a.recurrenceLocal < b.recurrenceLocal }
+                    if a.key.collection != b.key.collection { return a.key.collection < b.key.collection }
+                    if a.key.name != b.key.name { return a.key.name < b.key.name }
+                    if a.week != b.week { return a.week < b.week }
+                    return a.ordinal < b.ordinal
+                }
             }
             var listings: [OccurrenceListing] = []
-            listings.reserveCapacity(ordered.count)
+            listings.reserveCapacity(order.count)
             var groupWeek: Int64?
-            for (index, entry) in ordered.enumerated() {
-                let sameGroup = index > 0 && {
-                    let previous = ordered[index - 1]
+            for (position, index) in order.enumerated() {
+                let entry = found[index]
+                let sameGroup = position > 0 && {
+                    let previous = found[order[position - 1]]
                     return previous.listing.startInstant == entry.listing.startInstant
                         && previous.listing.endInstant == entry.listing.endInstant && previous.listing.uid == entry.listing.uid
                         && previous.recurrenceLocal == entry.recurrenceLocal && previous.key == entry.key
@@ -509,28 +515,55 @@ extension StoreIndex {
                       collections: Set<String>, kinds: Set<ComponentKind>) throws -> ReadResult {
         var result = ReadResult()
         let mask = ItemKinds(kinds).rawValue
-        let rows = try Row.fetchCursor(db, sql: """
+        let statement = try db.cachedStatement(sql: """
             SELECT collection, name, ordinal, kind, startInstant, endInstant, uid, recurrenceLocal, recurrenceText,
                 summary, location, status, startLocal, startForm, startZone, endLocal, endForm, endZone,
                 startOffset, endOffset, zoneName, allDay, week
             FROM occurrence
             WHERE zone = ? AND week BETWEEN ? AND ? AND (kind & ?) != 0 AND startInstant < ?
                 AND (endInstant > ? OR (endInstant = startInstant AND startInstant >= ?))
-            """, arguments: [zoneKey, weeks.lowerBound, weeks.upperBound, mask, window.upperBound, window.lowerBound, window.lowerBound])
-        while let row = try rows.next() {
-            let collection: String = row[0]
+            """)
+        try statement.setArguments([zoneKey, weeks.lowerBound, weeks.upperBound, mask, window.upperBound,
+                                    window.lowerBound, window.lowerBound])
+        // Read with SQLite's own calls: a month of a large store is thousands of rows, and
+        // GRDB's generic row decoding costs more than the query.
+        let handle = statement.sqliteStatement
+        func text(_ column: Int32) -> String? {
+            guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+        }
+        func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+        func optionalInteger(_ column: Int32) -> Int? {
+            sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(handle, column))
+        }
+        result.found.reserveCapacity(4096)
+        var names: [String: String] = [:]   // one String per collection
+        func shared(_ value: String?) -> String {
+            guard let value else { return "" }
+            if let known = names[value] { return known }
+            names[value] = value
+            return value
+        }
+        defer { sqlite3_reset(handle) }
+        while true {
+            let step = sqlite3_step(handle)
+            if step == SQLITE_DONE { break }
+            guard step == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: step), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+            }
+            let collection = shared(text(0))
             guard collections.contains(collection) else { continue }
-            let name: String = row[1]
-            let kind: Int64 = row[3]
+            let name = text(1) ?? ""
+            let kind = integer(3)
             let listing = OccurrenceListing(
-                uid: row[6], recurrenceIdentifier: row[8], summary: row[9], location: row[10], status: row[11],
+                uid: text(6) ?? "", recurrenceIdentifier: text(8), summary: text(9), location: text(10), status: text(11),
                 componentName: OccurrenceCache.componentName(kind),
-                start: OccurrenceCache.dateTime(local: row[12], form: row[13], zone: row[14]),
-                end: OccurrenceCache.dateTime(local: row[15], form: row[16], zone: row[17]),
-                startInstant: row[4], endInstant: row[5], startOffset: row[18], endOffset: row[19], zoneName: row[20],
-                isAllDay: row[21], source: collection + "/" + name)
-            result.found.append(Found(listing: listing, key: ItemKey(collection: collection, name: name), ordinal: row[2],
-                                      recurrenceLocal: row[7], week: row[22]))
+                start: OccurrenceCache.dateTime(local: integer(12), form: integer(13), zone: text(14)),
+                end: OccurrenceCache.dateTime(local: integer(15), form: integer(16), zone: text(17)),
+                startInstant: integer(4), endInstant: integer(5), startOffset: optionalInteger(18), endOffset: optionalInteger(19),
+                zoneName: text(20), isAllDay: integer(21) != 0, source: collection + "/" + name)
+            result.found.append(Found(listing: listing, key: ItemKey(collection: collection, name: name), ordinal: Int(integer(2)),
+                                      recurrenceLocal: integer(7), week: integer(22)))
         }
         // The candidates' diagnostics, and the items to expand now.
         func isCandidate(_ row: Row, from column: Int) -> Bool {
@@ -542,9 +575,10 @@ extension StoreIndex {
             guard let firstStart, firstStart < window.upperBound else { return false }
             return lastEnd.map { $0 >= window.lowerBound } ?? true
         }
+        // CROSS JOIN: SQLite keeps the small table outside (it might otherwise scan `item`).
         let uncached = try Row.fetchAll(db, sql: """
             SELECT DISTINCT u.collection, u.name, i.kinds, i.state, i.firstStart, i.lastEnd
-            FROM uncached u JOIN item i ON i.collection = u.collection AND i.name = u.name
+            FROM uncached u CROSS JOIN item i ON i.collection = u.collection AND i.name = u.name
             WHERE u.zone = ? AND u.week BETWEEN ? AND ?
             """, arguments: [zoneKey, weeks.lowerBound, weeks.upperBound])
         var direct = Set<ItemKey>()
@@ -555,7 +589,7 @@ extension StoreIndex {
         let decoder = JSONDecoder()
         for row in try Row.fetchAll(db, sql: """
             SELECT n.collection, n.name, n.readDiagnostics, n.zoneDiagnostics, i.kinds, i.state, i.firstStart, i.lastEnd
-            FROM note n JOIN item i ON i.collection = n.collection AND i.name = n.name
+            FROM note n CROSS JOIN item i ON i.collection = n.collection AND i.name = n.name
             """) where collections.contains(row[0]) && isCandidate(row, from: 4) {
             let key = ItemKey(collection: row[0], name: row[1])
             guard !direct.contains(key) else { continue }
