@@ -384,6 +384,8 @@ extension StoreIndex {
                         fresh.weeks.removeAll { present.contains($0.week) }
                     }
                     try OccurrenceCache.insert(fresh, in: db)
+                    try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('cache', ?)",
+                                   arguments: [OccurrenceCache.fingerprint(store: store)])
                     return .commit
                 }
                 return try queue.read { db in try OccurrenceCache.generation(db) == cache.generation }

@@ -110,6 +110,39 @@ import Testing
         #expect(try index.candidates(window: Self.april).map(\.name) == ["broken.ics"])
     }
 
+    /// A refresh that trusts folder times lists only folders whose times moved (or had
+    /// not settled), and misses only a file rewritten in place, as documented.
+    @Test func changedFoldersScanListsOnlyChangedFolders() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let store = try Self.store(folder)
+        Thread.sleep(forTimeInterval: 2.2)   // the folders' times settle (more than two seconds old)
+        let (index, _, first) = try StoreIndex.open(store: store)
+        #expect(first.added == 3 && first.scannedFolders == 2)
+
+        var refresh = try index.refresh(scan: .changedFolders)
+        #expect(refresh.isEmpty && refresh.scannedFolders == 0, "settled, unchanged folders are not listed")
+
+        try folder.write("work/d.ics", Self.event("d", start: "20260315T090000Z"))
+        refresh = try index.refresh(scan: .changedFolders)
+        #expect(refresh.added == 1 && refresh.scannedFolders == 1, "only the folder that changed is listed")
+        refresh = try index.refresh(scan: .changedFolders)
+        #expect(refresh.isEmpty && refresh.scannedFolders == 1, "a folder changed less than two seconds ago is listed again")
+
+        // Rewritten in place: the folder's times do not move.
+        try rewriteInPlace(folder.path + "/home/a.ics", Self.event("a", start: "20260402T090000Z"), modified: Date().addingTimeInterval(5))
+        refresh = try index.refresh(scan: .changedFolders)
+        #expect(refresh.changed == 0, "the documented blind spot of trusting folder times")
+        refresh = try index.refresh(scan: .everyFile)
+        #expect(refresh.changed == 1)
+        #expect(try index.candidates(window: Self.april).map(\.name) == ["a.ics"])
+
+        try FileManager.default.removeItem(atPath: folder.path + "/home")
+        refresh = try index.refresh(scan: .changedFolders)
+        #expect(refresh.removedCollections == 1 && refresh.removed == 2)
+        #expect(try index.candidates(window: Self.march).map(\.name) == ["c.ics", "d.ics"])
+    }
+
     @Test func commitsThroughTheStoreAreSeen() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }

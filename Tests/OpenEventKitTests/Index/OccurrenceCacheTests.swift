@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import ICalKit
+import Testing
+@testable import OpenEventKit
+
+/// The occurrence cache's promise: for every window, kind filter, collection subset and
+/// floating zone, the listings and diagnostics it answers with are exactly those of a
+/// query over the index's candidates (the path every store query took before the cache),
+/// on the first query of a week, on repeated ones, and after items change.
+@Suite struct OccurrenceCacheTests {
+    /// The path the cache replaces: read the candidates, run the query, list the matches.
+    static func expected(_ index: StoreIndex, window: Range<Int64>, collections: Set<String>,
+                         kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> (listings: [OccurrenceListing], diagnostics: [String]) {
+        var read: [Diagnostic] = []
+        var sources: [OccurrenceQuery.Source] = []
+        for file in try index.candidates(window: window, collections: collections, kinds: kinds) {
+            guard let result = try? index.store.readItem(in: file.collection, name: file.name) else { continue }
+            read += result.diagnostics
+            if let item = result.item { sources.append(OccurrenceQuery.Source(calendar: item.calendar, name: file.collection + "/" + file.name)) }
+        }
+        let result = OccurrenceQuery(window: window, floatingZone: zone, kinds: kinds).run(sources)
+        return (result.matches.map(OccurrenceListing.init), (read + result.diagnostics).map(\.description))
+    }
+
+    /// A series that stops at the expansion budget in any window of a week or more.
+    static func writeBudgetItem(_ folder: StoreFolder) throws {
+        try folder.write("home/budget.ics", """
+            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:budget\nDTSTAMP:20260101T000000Z
+            DTSTART:20260301T000000Z\nDURATION:PT1S\nRRULE:FREQ=SECONDLY;UNTIL=20260401T000000Z\nSUMMARY:Every second
+            END:VEVENT\nEND:VCALENDAR\n
+            """)
+    }
+
+    /// Items the random generator does not write: a file mixing VEVENT and VTODO, an
+    /// unknown TZID, a broken file.
+    static func writeSpecialItems(_ folder: StoreFolder) throws {
+        try folder.write("work/mixed.ics", """
+            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:mixed\nDTSTAMP:20260101T000000Z
+            DTSTART:20260310T090000Z\nDTEND:20260310T100000Z\nRRULE:FREQ=WEEKLY\nSUMMARY:Mixed event\nEND:VEVENT
+            BEGIN:VTODO\nUID:mixed\nDTSTAMP:20260101T000000Z\nDTSTART:20260311T090000Z\nDUE:20260311T100000Z
+            SUMMARY:Mixed to-do\nEND:VTODO\nEND:VCALENDAR\n
+            """)
+        try folder.write("work/unknown-zone.ics", """
+            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:unknown-zone\nDTSTAMP:20260101T000000Z
+            DTSTART;TZID=Mars/Olympus_Mons:20260305T090000\nDURATION:PT2H\nRRULE:FREQ=DAILY;COUNT=400\nSUMMARY:Somewhere
+            END:VEVENT\nEND:VCALENDAR\n
+            """)
+        try folder.write("home/broken.ics", "BEGIN:VCALENDAR\nthis is not iCalendar\n")
+    }
+
+    @Test(arguments: [UInt64(0xCAC4E), 0x5EED_0F_CAC4E])
+    func cacheAnswersAsTheCandidatesDo(seed: UInt64) throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        var generator = RandomItemGenerator(seed: seed)
+        for index in 0..<160 {
+            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", generator.item(index))
+        }
+        try Self.writeSpecialItems(folder)
+        let store = try FolderStore.open(at: folder.path)
+        let (index, _, _) = try StoreIndex.open(store: store)
+
+        var random = SeededGenerator(state: seed ^ 0xBEEF)
+        let earliest = LocalDateTime(year: 2022, month: 6, day: 1)!.secondsSinceEpoch / 3600
+        let latest = LocalDateTime(year: 2029, month: 1, day: 1)!.secondsSinceEpoch / 3600
+        let lengths: [Int64] = [1, 24, 24 * 7, 24 * 31, 24 * 100]
+        var windows: [(Range<Int64>, Set<ComponentKind>, Set<String>)] = []
+        for trial in 0..<16 {
+            let start = trial % 3 == 0
+                ? LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch + Int64(trial) * 86_400
+                : Int64.random(in: earliest...latest, using: &random) * 3600
+            let window = start..<(start + lengths[trial % lengths.count] * 3600)
+            let kinds: Set<ComponentKind> = trial % 5 == 1 ? [.todo] : (trial % 5 == 3 ? [.event] : [.event, .todo, .journal])
+            let collections: Set<String> = trial % 4 == 2 ? ["work"] : ["home", "work"]
+            windows.append((window, kinds, collections))
+        }
+        var compared = 0, listed = 0, uncachedSeen = false, notesSeen = false
+        for zoneName in ["UTC", "Pacific/Kiritimati", "America/New_York"] {
+            let zone = try #require(IANATimeZone(named: zoneName))
+            for (window, kinds, collections) in windows {
+                let expected = try Self.expected(index, window: window, collections: collections, kinds: kinds, zone: zone)
+                for round in 0..<2 {
+                    let cached = try #require(try index.cachedListings(window: window, collections: collections, kinds: kinds, floatingZone: zone))
+                    #expect(cached.listings == expected.listings, "window \(window) in \(zoneName), kinds \(kinds), round \(round)")
+                    #expect(cached.diagnostics.map(\.description) == expected.diagnostics, "window \(window) in \(zoneName), round \(round)")
+                    if round == 1 { #expect(cached.filledWeeks == 0, "a repeated window is answered from the cache") }
+                    compared += 1
+                }
+                listed += expected.listings.count
+                uncachedSeen = uncachedSeen || expected.listings.contains { $0.uid == "mixed" }
+                notesSeen = notesSeen || expected.diagnostics.contains { $0.contains("Mars/Olympus_Mons") }
+            }
+        }
+        #expect(listed > 100)
+        #expect(uncachedSeen, "the mixed item is among the results")
+        #expect(notesSeen, "the unknown zone's diagnostic is among the results")
+        print("occurrence cache seed \(seed): \(compared) comparisons, \(listed) listings")
+
+        // Items change: the cache is recomputed for them, never answered stale.
+        var editor = RandomItemGenerator(seed: seed ^ 0xED17)
+        for index in stride(from: 0, to: 160, by: 9) {
+            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", editor.item(index + 1000))
+        }
+        try FileManager.default.removeItem(atPath: folder.path + "/work/item-1.ics")
+        try folder.write("home/added.ics", editor.item(5000))
+        let refresh = try index.refresh()
+        #expect(refresh.changed > 0 && refresh.removed == 1 && refresh.added == 1)
+        let zone = try #require(IANATimeZone(named: "America/New_York"))
+        for (window, kinds, collections) in windows {
+            let expected = try Self.expected(index, window: window, collections: collections, kinds: kinds, zone: zone)
+            let cached = try #require(try index.cachedListings(window: window, collections: collections, kinds: kinds, floatingZone: zone))
+            #expect(cached.filledWeeks == 0, "the changed items were recomputed, the weeks stay cached")
+            #expect(cached.listings == expected.listings, "after edits: window \(window)")
+            #expect(cached.diagnostics.map(\.description) == expected.diagnostics, "after edits: window \(window)")
+        }
+    }
+
+    /// A series whose expansion stops at the budget is expanded by each query for its own
+    /// window, so its warning and its occurrences are those of that window.
+    @Test func seriesStoppedByTheBudgetAreExpandedPerQuery() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try Self.writeBudgetItem(folder)
+        try Self.writeSpecialItems(folder)
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
+        for window in [march..<(march + 60), march..<(march + 7 * 86_400)] {
+            let expected = try Self.expected(index, window: window, collections: ["home", "work"], kinds: [.event, .todo], zone: FixedOffsetZone.utc)
+            let cached = try #require(try index.cachedListings(window: window, collections: ["home", "work"], kinds: [.event, .todo],
+                                                               floatingZone: FixedOffsetZone.utc))
+            #expect(cached.listings == expected.listings)
+            #expect(cached.diagnostics.map(\.description) == expected.diagnostics)
+            #expect(cached.listings.contains { $0.uid == "budget" })
+        }
+        let week = try Self.expected(index, window: march..<(march + 7 * 86_400), collections: ["home"], kinds: [.event], zone: FixedOffsetZone.utc)
+        #expect(week.diagnostics.contains { $0.contains("budget") }, "the week's expansion stops at the budget")
+    }
+
+    @Test func cacheOfAnotherEngineOrTzdataIsDropped() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try Self.writeSpecialItems(folder)
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
+        let window = march..<(march + 31 * 86_400)
+        let zone = FixedOffsetZone.utc
+        let first = try #require(try index.cachedListings(window: window, collections: ["home", "work"], kinds: [.event], floatingZone: zone))
+        #expect(first.filledWeeks > 0)
+        #expect(try #require(try index.cachedListings(window: window, collections: ["home", "work"], kinds: [.event], floatingZone: zone)).filledWeeks == 0)
+        // What the rows were made with changes (another engine version, another tzdata).
+        let database = try DatabaseQueue(path: index.path)
+        try database.write { try $0.execute(sql: "UPDATE setting SET value = 'engine 0' WHERE key = 'cache'") }
+        try database.close()
+        let again = try #require(try index.cachedListings(window: window, collections: ["home", "work"], kinds: [.event], floatingZone: zone))
+        #expect(again.filledWeeks == first.filledWeeks)
+        #expect(again.listings == first.listings)
+    }
+
+    @Test func windowsTheCacheDoesNotAnswer() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try Self.writeSpecialItems(folder)
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let year = LocalDateTime(year: 2026, month: 1, day: 1)!.secondsSinceEpoch
+        #expect(try index.cachedListings(window: year..<(year + 366 * 86_400), collections: ["home"], kinds: [.event],
+                                         floatingZone: FixedOffsetZone.utc) == nil, "longer than 100 days")
+        #expect(try index.cachedListings(window: year..<year, collections: ["home"], kinds: [.event],
+                                         floatingZone: FixedOffsetZone.utc) == nil, "empty")
+    }
+}
