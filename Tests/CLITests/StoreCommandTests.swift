@@ -158,4 +158,46 @@ import ICalKit
         output = try store.run(["calendars", "remove", "Lessons"])
         #expect(output.status == 0)
     }
+
+    /// Another program's files reach `ical query` on the store: a new file through the
+    /// folder's times, a file rewritten in place through `--rescan`; text, JSON and
+    /// iCalendar output list the same occurrences, the first two from the occurrence cache.
+    @Test func storeQueriesSeeOtherProgramsFiles() throws {
+        let store = try Store()
+        defer { store.folder.remove() }
+        try store.grant("org.openeventkit.ical", ["--events", "full", "--reminders", "full"])
+        var output = try store.run(["events", "add", "--title", "Violin", "--start", "2026-12-01T16:00", "--duration", "45m",
+                                    "--tz", "Europe/Berlin", "--repeat", "weekly", "--count", "3"])
+        #expect(output.status == 0, "\(output.stderr)")
+        func summaries(_ extra: [String] = []) throws -> [String] {
+            let output = try store.run(["query", "--at", "2026-12", "--format", "json"] + extra)
+            #expect(output.status == 0, "\(output.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]]
+            return json?.compactMap { $0["summary"] as? String } ?? []
+        }
+        #expect(try summaries() == ["Violin", "Violin", "Violin"])
+        #expect(try summaries() == ["Violin", "Violin", "Violin"], "the second query reads the cache")
+
+        let item = store.path + "/calendar/khal-1.ics"
+        func event(_ summary: String) -> String {
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//khal//EN\r\nBEGIN:VEVENT\r\nUID:khal-1\r\nDTSTAMP:20261101T000000Z\r\n"
+                + "DTSTART:20261210T100000Z\r\nDTEND:20261210T110000Z\r\nSUMMARY:\(summary)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        }
+        try Data(event("From khal").utf8).write(to: URL(fileURLWithPath: item))
+        #expect(try summaries() == ["Violin", "Violin", "From khal", "Violin"])
+
+        // Rewritten in place (same inode): --rescan compares every file with the index.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: item))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(event("Edited in place").utf8))
+        try handle.close()
+        #expect(try summaries(["--rescan"]) == ["Violin", "Violin", "Edited in place", "Violin"])
+        #expect(try summaries() == ["Violin", "Violin", "Edited in place", "Violin"])
+
+        output = try store.run(["query", "--at", "2026-12", "--format", "ics"])
+        #expect(output.stdout.components(separatedBy: "BEGIN:VEVENT").count - 1 == 4)
+        #expect(output.stdout.contains("SUMMARY:Edited in place"))
+        output = try store.run(["query", "--at", "2026-12"])
+        #expect(output.stdout.components(separatedBy: "\n").filter { $0.contains("Violin") }.count == 3)
+    }
 }
