@@ -79,8 +79,9 @@ public struct OccurrenceFormatter: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(listings.count * 360 + 4)
         out.append(UInt8(ascii: "["))
-        for (index, listing) in listings.enumerated() {
+        for index in listings.indices {
             if index > 0 { out.append(UInt8(ascii: ",")) }
+            let listing = listings[index]
             Self.append("\n  {\"uid\": ", to: &out)
             Self.appendJSON(listing.uid, to: &out)
             Self.append(", \"recurrenceId\": ", to: &out)
@@ -113,16 +114,15 @@ public struct OccurrenceFormatter: Sendable {
 
     /// A JSON string, or null.
     private static func appendJSON(_ text: String?, to out: inout [UInt8]) {
-        guard var text else { return append("null", to: &out) }
-        text.withUTF8 { bytes in
-            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                out.append(UInt8(ascii: "\""))
-                out.append(contentsOf: bytes)
-                out.append(UInt8(ascii: "\""))
-            } else {
-                out.append(contentsOf: jsonString(String(decoding: bytes, as: UTF8.self)).utf8)
-            }
+        guard let text else { return append("null", to: &out) }
+        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return true
         }
+        if copied != true { out.append(contentsOf: jsonString(text).utf8) }
     }
 
     /// ``iso(_:instant:ownOffset:)`` written as bytes.
@@ -143,7 +143,21 @@ public struct OccurrenceFormatter: Sendable {
         Self.appendDigits(local.time.minute, 2, to: &out)
         out.append(UInt8(ascii: ":"))
         Self.appendDigits(local.time.second, 2, to: &out)
-        if let offset { out.append(contentsOf: Self.offset(offset).utf8) }
+        if let offset { Self.appendOffset(offset, to: &out) }
+    }
+
+    /// ``UTCOffset/isoText(seconds:)`` written as bytes: `+01:00`, `-03:30`, `+05:45:30`.
+    private static func appendOffset(_ seconds: Int, to out: inout [UInt8]) {
+        let magnitude = abs(seconds)
+        guard magnitude < 100 * 3600 else { return out.append(contentsOf: offset(seconds).utf8) }
+        out.append(seconds < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        appendDigits(magnitude / 3600, 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(magnitude % 3600 / 60, 2, to: &out)
+        if magnitude % 60 != 0 {
+            out.append(UInt8(ascii: ":"))
+            appendDigits(magnitude % 60, 2, to: &out)
+        }
     }
 
     private static func appendDate(_ date: CalendarDate, to out: inout [UInt8]) {

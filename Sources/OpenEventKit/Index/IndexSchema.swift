@@ -30,7 +30,7 @@ import GRDB
 /// |---|---|
 /// | `setting` | `generation` (bumped by every refresh that changes a row) and `cache` (what the cached rows depend on: engine version, tzdata, store path) |
 /// | `week` | the weeks (`floor(instant / 604800)`) whose occurrences are cached, per floating zone |
-/// | `occurrence` | per cached week and floating zone, every occurrence of every item intersecting the week, as an ``OccurrenceListing`` plus its item, kind and order in its item |
+/// | `occurrence` | per cached week and floating zone, every occurrence of every item intersecting the week, as an ``OccurrenceListing`` (its instants in columns, the rest in one `listing` blob, see `ListingPayload`) plus its item, kind and order in its item; clustered by zone, week and start, so a window's rows are read in order from neighbouring pages |
 /// | `note` | the read and time-zone diagnostics of items read for the cache (only items that have some) |
 /// | `uncached` | per cached week and floating zone, the items a query reads itself (an expansion that stopped at its budget, or mixed component kinds) |
 enum IndexSchema {
@@ -101,31 +101,16 @@ enum IndexSchema {
             CREATE TABLE occurrence (
                 zone TEXT NOT NULL,
                 week INTEGER NOT NULL,
+                startInstant INTEGER NOT NULL,
                 collection TEXT NOT NULL,
                 name TEXT NOT NULL,
                 ordinal INTEGER NOT NULL,
                 kind INTEGER NOT NULL,
-                startInstant INTEGER NOT NULL,
                 endInstant INTEGER NOT NULL,
-                uid TEXT NOT NULL,
-                recurrenceLocal INTEGER NOT NULL,
-                recurrenceText TEXT,
-                summary TEXT,
-                location TEXT,
-                status TEXT,
-                startLocal INTEGER NOT NULL,
-                startForm INTEGER NOT NULL,
-                startZone TEXT,
-                endLocal INTEGER NOT NULL,
-                endForm INTEGER NOT NULL,
-                endZone TEXT,
-                startOffset INTEGER,
-                endOffset INTEGER,
-                zoneName TEXT,
-                allDay INTEGER NOT NULL
-            )
+                listing BLOB NOT NULL,
+                PRIMARY KEY (zone, week, startInstant, collection, name, ordinal)
+            ) WITHOUT ROWID
             """),
-        ("index", "occurrence_week", "CREATE INDEX occurrence_week ON occurrence (zone, week)"),
         ("index", "occurrence_item", "CREATE INDEX occurrence_item ON occurrence (collection, name)"),
         ("table", "note", """
             CREATE TABLE note (

@@ -139,6 +139,11 @@ package final class StoreIndex: Sendable {
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "OpenEventKit.StoreIndex"
+        configuration.prepareDatabase { db in
+            // Pages are read through a memory map rather than copied in by a system call
+            // each: a month read from the occurrence cache touches hundreds of pages.
+            try db.execute(sql: "PRAGMA mmap_size = 268435456")
+        }
         return configuration
     }
 
