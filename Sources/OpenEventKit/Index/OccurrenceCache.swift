@@ -465,7 +465,7 @@ extension StoreIndex {
         /// once (one found in several weeks is kept from the earliest).
         func sortedListings() -> [OccurrenceListing] {
             // Sort positions (not the large values), by integers first.
-            let starts = found.map(\.listing.startInstant), ends = found.map(\.listing.endInstant)
+            let starts = found.map { $0.listing.startInstant }, ends = found.map { $0.listing.endInstant }
             let order = found.withUnsafeBufferPointer { found in
                 Array(found.indices).sorted { i, j in
                     if starts[i] != starts[j] { return starts[i] < starts[j] }

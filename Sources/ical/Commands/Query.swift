@@ -244,7 +244,17 @@ extension ICal {
 enum FileIOBridge {
     static func write(_ text: String, to path: String) throws {
         if path == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            var text = text
+            text.withUTF8 { bytes in
+                // Straight from the string's storage: a month's JSON is megabytes.
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else { return }
+                    offset += written
+                }
+            }
             return
         }
         do {
