@@ -136,10 +136,18 @@ package final class StoreIndex: Sendable {
     /// WAL mode, a busy timeout for writers, and a label for SQLite's traces.
     private static func configuration() -> Configuration {
         var configuration = Configuration()
-        configuration.journalMode = .wal
+        // WAL is set here rather than with GRDB's `.wal`, which makes the WAL file non-empty
+        // on every open (a table created and dropped, with its fsyncs): for a pool's
+        // readers, which this single connection is not. A query that writes nothing then
+        // syncs nothing.
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "OpenEventKit.StoreIndex"
         configuration.prepareDatabase { db in
+            // (An in-memory index keeps its memory journal.)
+            guard let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL"), mode == "wal" || mode == "memory" else {
+                throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the index cannot use a write-ahead log")
+            }
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")   // rebuildable: no fsync per transaction
             // Pages are read through a memory map rather than copied in by a system call
             // each: a month read from the occurrence cache touches hundreds of pages.
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
@@ -157,9 +165,6 @@ package final class StoreIndex: Sendable {
             return classify(error)
         }
         do {
-            try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")   // rebuildable: no fsync per transaction
-            }
             if try queue.read({ try IndexSchema.isEmpty($0) }) {
                 try queue.writeWithoutTransaction { try IndexSchema.prepare($0) }
             }

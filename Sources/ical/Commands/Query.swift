@@ -40,7 +40,10 @@ extension ICal {
                 $XDG_DATA_HOME/openeventkit) as an app under its access: ical itself, or the
                 app of --app. Without full access nothing can be read (write-only access adds
                 events but never reads them): the command says how to grant access and exits
-                with status 77.
+                with status 77. On the store, text, json and csv come from the query index's
+                occurrence cache (a window's first query fills it); the index notices other
+                programs' changes by their folders' times, and --rescan compares every file
+                (for files rewritten in place). See the QueryIndex article.
                 """)
 
         /// Output formats.
