@@ -82,26 +82,23 @@ public struct OccurrenceFormatter: Sendable {
         for index in listings.indices {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             let listing = listings[index]
-            Self.append("\n  {\"uid\": ", to: &out)
-            Self.appendJSON(listing.uid, to: &out)
-            Self.append(", \"recurrenceId\": ", to: &out)
-            Self.appendJSON(listing.recurrenceIdentifier, to: &out)
-            Self.append(", \"summary\": ", to: &out)
-            Self.appendJSON(listing.summary, to: &out)
+            func field(_ name: StaticString, _ value: String?) {
+                Self.append(name, to: &out)
+                Self.appendJSON(value, to: &out)
+            }
+            field("\n  {\"uid\": ", listing.uid)
+            field(", \"recurrenceId\": ", listing.recurrenceIdentifier)
+            field(", \"summary\": ", listing.summary)
             Self.append(", \"start\": \"", to: &out)
             appendISO(listing.start, instant: listing.startInstant, ownOffset: listing.startOffset, to: &out)
             Self.append("\", \"end\": \"", to: &out)
             appendISO(listing.end, instant: listing.endInstant, ownOffset: listing.endOffset, to: &out)
-            Self.append(listing.isAllDay ? "\", \"allDay\": true, \"timeZone\": " : "\", \"allDay\": false, \"timeZone\": ", to: &out)
-            Self.appendJSON(timeZoneName(listing), to: &out)
-            Self.append(", \"component\": ", to: &out)
-            Self.appendJSON(listing.componentName, to: &out)
-            Self.append(", \"location\": ", to: &out)
-            Self.appendJSON(listing.location, to: &out)
-            Self.append(", \"status\": ", to: &out)
-            Self.appendJSON(listing.status, to: &out)
-            Self.append(", \"source\": ", to: &out)
-            Self.appendJSON(listing.source, to: &out)
+            field(listing.isAllDay ? "\", \"allDay\": true, \"timeZone\": " : "\", \"allDay\": false, \"timeZone\": ",
+                  timeZoneName(listing))
+            field(", \"component\": ", listing.componentName)
+            field(", \"location\": ", listing.location)
+            field(", \"status\": ", listing.status)
+            field(", \"source\": ", listing.source)
             out.append(UInt8(ascii: "}"))
         }
         Self.append(listings.isEmpty ? "]\n" : "\n]\n", to: &out)
