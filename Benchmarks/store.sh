@@ -191,11 +191,14 @@ khal_config() {
 
 # MARK: Measuring
 
-# timed NAME SIZE COMMAND...: one process through run-timed, its output kept as
+# timed NAME SIZE COMMAND...: one process through run-timed (after a sync, untimed), its output kept as
 # raw/SIZE-NAME.out (the last run's) and its standard error in raw/SIZE-NAME.err.
 timed() {
     name=$1 size=$2
     shift 2
+    # Start with nothing waiting to be written: otherwise a process that follows one that
+    # wrote megabytes (a cold query's index, khal's cache) pays for that writeback.
+    sync
     if line=$("$TIMED" "$raw/$size-$name.out" "$@" 2>>"$raw/$size-$name.err"); then
         printf '%s\n' "$line" >>"$raw/$size-$name"
     else
