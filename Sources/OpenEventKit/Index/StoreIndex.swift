@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import GRDB
 import ICalKit
 import Synchronization
@@ -143,16 +144,32 @@ package final class StoreIndex: Sendable {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "OpenEventKit.StoreIndex"
         configuration.prepareDatabase { db in
-            // (An in-memory index keeps its memory journal.)
-            guard let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL"), mode == "wal" || mode == "memory" else {
-                throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the index cannot use a write-ahead log")
-            }
+            try enableWriteAheadLog(db)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")   // rebuildable: no fsync per transaction
             // Pages are read through a memory map rather than copied in by a system call
             // each: a month read from the occurrence cache touches hundreds of pages.
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
         }
         return configuration
+    }
+
+    /// Puts a new index file in WAL mode (a file already in it, or an in-memory index, is
+    /// left as it is). Changing the mode takes an exclusive lock for which SQLite does not
+    /// wait, so two processes creating the index at once retry, for up to ``busyTimeout``.
+    private static func enableWriteAheadLog(_ db: Database) throws {
+        let current = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        guard current != "wal" && current != "memory" else { return }
+        let deadline = ContinuousClock.now + .seconds(busyTimeout)
+        while true {
+            do {
+                guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                    throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the index cannot use a write-ahead log")
+                }
+                return
+            } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
     }
 
     /// Opens the file (creating it when missing), gives an empty database the schema,
