@@ -420,13 +420,14 @@ breakdown_size() {
 checks_size() {
     size=$1
     ical=$(wc -l <"$raw/$size-ical.keys" | tr -d ' ')
-    echo "- $size events: \`ical query\` lists $ical occurrences (cold and warm output: $(cat "$raw/$size-cold-vs-warm")); EKEventStore $(first "$size" library ek_events)."
+    listed=$(grep -c '"uid"' "$raw/$size-ical-warm.out" || true)
+    echo "- $size events: \`ical query\` lists $listed occurrences, $ical distinct (UID, start to the minute) keys (an override can move an instance onto another's start) (cold and warm output: $(cat "$raw/$size-cold-vs-warm")); EKEventStore $(first "$size" library ek_events) occurrences."
     if khal_ok; then
         khal=$(wc -l <"$raw/$size-khal.keys" | tr -d ' ')
         only_ical=$(wc -l <"$raw/$size-only-ical" | tr -d ' ')
         only_khal=$(wc -l <"$raw/$size-only-khal" | tr -d ' ')
         if [ "$only_ical" = 0 ] && [ "$only_khal" = 0 ]; then
-            echo "  khal lists $khal: the same occurrences (UID and start, minute precision)."
+            echo "  khal lists $khal distinct keys: the same occurrences (UID and start, minute precision)."
         else
             echo "  khal lists $khal; only in \`ical query\`: $only_ical, only in khal: $only_khal (UID|start, UTC):"
             head -n 5 "$raw/$size-only-ical" | sed 's/^/  - ical only: /'
