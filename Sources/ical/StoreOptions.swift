@@ -55,8 +55,8 @@ struct StoreAppOptions: ParsableArguments {
         return store
     }
 
-    /// Opens the store as the app, without checking its access. A command reads or writes once and exits, so the store
-    /// does not watch for other processes' changes.
+    /// Opens the store as the app, without checking its access. A command reads or writes
+    /// once and exits, so the store does not watch for other processes' changes.
     func openStore() throws -> EKEventStore {
         let path = try storePath()
         do {

@@ -33,6 +33,24 @@ import Testing
             """)
     }
 
+    /// Output that cannot be written (a full disk) is an error with exit status 1, not a
+    /// silent success.
+    @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full")))
+    func unwritableOutputFails() throws {
+        let process = Process()
+        process.executableURL = ICalRunner.executable
+        process.arguments = ["query", "--between", "2026-12-01", "+7d", "--format", "json", samples.appendingPathComponent("repeating-lessons.ics").path]
+        process.environment = ["TZ": "UTC", "ICAL_NOW": "2026-11-22T10:00:00", "PATH": "/usr/bin:/bin"]
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message == "<stdout>: cannot write: No space left on device\n")
+    }
+
     @Test func overrideReplacesItsInstanceAndExdateRemovesOne() throws {
         // 2026-10-26 is an EXDATE; the 2026-11-09 lesson moved to Tuesday 2026-11-10 17:00.
         let output = try ICalRunner.run(["query", "--between", "2026-10-19", "2026-11-17", "--format", "csv",

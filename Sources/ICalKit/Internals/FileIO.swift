@@ -93,10 +93,29 @@ package enum FileIO {
         }
     }
 
+    /// Writes text to standard output straight from the string's storage (a large query's
+    /// output is megabytes: no copy), with the same error as a file write.
+    package static func writeStandardOutput(_ text: String) throws(ICalError) {
+        var text = text
+        var failure: ICalError?
+        text.withUTF8 { bytes in
+            do throws(ICalError) { try writeAll(UnsafeRawBufferPointer(bytes), to: 1, path: "<stdout>") } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
+        var failure: ICalError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(ICalError) { try writeAll(buffer, to: descriptor, path: path) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(ICalError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw ICalError(.io, "cannot write: \(String(cString: strerror(errno)))", file: path)

@@ -240,7 +240,7 @@ final class RuleSource: CandidateSource {
 
 /// The state of one lazy expansion: candidates from the master, overrides applied, results
 /// re-ordered by start, the window and the budget enforced.
-final class OccurrenceExpander {
+package final class OccurrenceExpander {
     let meter: ExpansionMeter
     private let set: RecurrenceSet
     private let window: Range<Int64>
@@ -301,7 +301,10 @@ final class OccurrenceExpander {
         Self.intersects(startKey, endKey, window)
     }
 
-    private static func intersects(_ startKey: Int64, _ endKey: Int64, _ window: Range<Int64>) -> Bool {
+    /// ``OccurrenceQuery``'s rule for an occurrence and a window: it starts before the
+    /// window's end and ends after its start; a zero-length one is in it when it starts in
+    /// it (package: the store's occurrence cache files occurrences into weeks by it).
+    package static func intersects(_ startKey: Int64, _ endKey: Int64, _ window: Range<Int64>) -> Bool {
         guard startKey < window.upperBound else { return false }
         return endKey > window.lowerBound || (endKey == startKey && startKey >= window.lowerBound)
     }

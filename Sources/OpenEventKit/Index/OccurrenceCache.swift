@@ -92,13 +92,6 @@ enum OccurrenceCache {
         weeks.lowerBound * week ..< (weeks.upperBound + 1) * week
     }
 
-    /// ``OccurrenceQuery``'s rule: starts before the end and ends after the start; a
-    /// zero-length occurrence when `start <= s < end`.
-    static func intersects(_ start: Int64, _ end: Int64, _ window: Range<Int64>) -> Bool {
-        guard start < window.upperBound else { return false }
-        return end > window.lowerBound || (end == start && start >= window.lowerBound)
-    }
-
     /// Sorted weeks in runs of consecutive weeks.
     static func runs(_ weeks: [Int64]) -> [ClosedRange<Int64>] {
         var runs: [ClosedRange<Int64>] = []
@@ -230,7 +223,7 @@ enum OccurrenceCache {
                 let first = max(run.lowerBound, week(of: listing.startInstant))
                 let last = min(run.upperBound, week(of: max(listing.startInstant, listing.endInstant - 1)))
                 guard first <= last else { continue }
-                for week in first...last where intersects(listing.startInstant, listing.endInstant, window(week...week)) {
+                for week in first...last where OccurrenceExpander.intersects(listing.startInstant, listing.endInstant, window(week...week)) {
                     collected.append(Cached(zone: zoneKey, week: week, key: key, ordinal: ordinal, kind: kind,
                                          recurrenceLocal: match.occurrence.recurrenceIdentifier.local.secondsSinceEpoch,
                                          listing: listing))

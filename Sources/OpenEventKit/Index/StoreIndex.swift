@@ -555,7 +555,7 @@ package final class StoreIndex: Sendable {
     }
 
     /// The identity in five columns of a row, from `column` on.
-    static func identity(_ row: Row, from column: Int) -> FileIdentity {
+    private static func identity(_ row: Row, from column: Int) -> FileIdentity {
         FileIdentity(device: UInt64(bitPattern: row[column]), inode: UInt64(bitPattern: row[column + 1]),
                      size: row[column + 2], modificationSeconds: row[column + 3], modificationNanoseconds: row[column + 4])
     }

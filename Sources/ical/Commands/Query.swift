@@ -131,30 +131,26 @@ extension ICal {
                 ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
             let formatter = OccurrenceFormatter(displayZone: tz == nil ? nil : zone)
             let text: String
-            if format == .ics || !inputs.isEmpty {
+            if format == .ics {
                 // Whole components: read the items (an iCalendar result copies them).
                 var result = inputs.isEmpty
                     ? try queryStore(window: window, kinds: kinds, zone: zone)
                     : try queryFiles(window: window, kinds: kinds, zone: zone)
                 result.diagnostics.forEach { printError($0.description) }
                 if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
-                text = format == .ics ? ICalWriter().string(formatter.calendar(result.matches)) : render(result.matches.map(OccurrenceListing.init), formatter)
+                text = ICalWriter().string(formatter.calendar(result.matches))
             } else {
                 // Listings: the store's occurrence cache answers most windows without reading items.
-                var (listings, diagnostics) = try listStore(window: window, kinds: kinds, zone: zone)
+                var (listings, diagnostics) = inputs.isEmpty
+                    ? try listStore(window: window, kinds: kinds, zone: zone)
+                    : try listFiles(window: window, kinds: kinds, zone: zone)
                 diagnostics.forEach { printError($0.description) }
                 if let limit, listings.count > limit { listings = Array(listings.prefix(limit)) }
-                text = render(listings, formatter)
+                text = format == .json ? formatter.json(listings)
+                    : format == .csv ? formatter.csv(listings)
+                    : formatter.agenda(listings, color: output.output == "-" && isatty(1) == 1)
             }
             try FileIOBridge.write(text, to: output.output)
-        }
-
-        private func render(_ listings: [OccurrenceListing], _ formatter: OccurrenceFormatter) -> String {
-            switch format {
-            case .text: formatter.agenda(listings, color: output.output == "-" && isatty(1) == 1)
-            case .json: formatter.json(listings)
-            case .csv, .ics: formatter.csv(listings)
-            }
         }
 
         /// Opens the store as the app with full access to what the query reads (under
@@ -183,6 +179,12 @@ extension ICal {
                 let result = store.occurrenceListings(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone)
                 return (result.listings, result.diagnostics)
             }
+        }
+
+        /// The files' occurrences as listings.
+        private func listFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> ([OccurrenceListing], [Diagnostic]) {
+            let result = try queryFiles(window: window, kinds: kinds, zone: zone)
+            return (result.matches.map(OccurrenceListing.init), result.diagnostics)
         }
 
         /// The store's occurrences with whole components, as the app (needs full access).
@@ -247,16 +249,11 @@ extension ICal {
 enum FileIOBridge {
     static func write(_ text: String, to path: String) throws {
         if path == "-" {
-            var text = text
-            text.withUTF8 { bytes in
-                // Straight from the string's storage: a month's JSON is megabytes.
-                var offset = 0
-                while offset < bytes.count {
-                    let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    guard written > 0 else { return }
-                    offset += written
-                }
+            do {
+                try FileIO.writeStandardOutput(text)
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
             }
             return
         }
