@@ -71,14 +71,41 @@ struct StoreAppOptions: ParsableArguments {
 
     /// Makes sure the app has `level` access to `entityType` (see ``open(needing:to:for:)``).
     func require(_ level: NeededAccess, to entityType: EKEntityType, on store: EKEventStore, for action: String) throws {
-        let manifest = try manifest()
+        try AppAccess(manifest: manifest(), storeArgument: self.store).require(level, to: entityType, on: store, for: action)
+    }
+
+    /// The calendar with an identifier or title, among those the store shows.
+    func calendar(named name: String, in store: EKEventStore, for entityType: EKEntityType? = nil) throws -> EKCalendar {
+        let candidates = (entityType.map { [$0] } ?? [.event, .reminder]).flatMap { store.calendars(for: $0) }
+        if let match = candidates.first(where: { $0.calendarIdentifier == name }) ?? candidates.first(where: { $0.title == name })
+            ?? candidates.first(where: { $0.title.lowercased() == name.lowercased() }) {
+            return match
+        }
+        let known = candidates.map { "'\($0.title)' (\($0.calendarIdentifier))" }.joined(separator: ", ")
+        printError("ical: there is no calendar '\(name)'; the store has \(known.isEmpty ? "none" : known)")
+        throw ExitCode(1)
+    }
+}
+
+/// An app's access to one store, as a command checks it: asks when the user has not decided,
+/// and says what is missing and how to grant it when the answer is no.
+struct AppAccess {
+    /// The app the command acts as.
+    let manifest: AppManifest
+    /// The store as the user named it, repeated in the advice (nil: the default store).
+    let storeArgument: String?
+
+    /// Makes sure the app has `level` access to `entityType`: asks (the system prompt, on a
+    /// terminal) when the user has not decided; otherwise, or when the answer is no, prints
+    /// what is missing and how to grant it, and exits 77.
+    func require(_ level: NeededAccess, to entityType: EKEntityType, on store: EKEventStore, for action: String) throws {
         var status = store.authority.authorizationStatus(for: entityType)
         if status == .notDetermined {
             request(level, entityType, on: store)
             status = store.authority.authorizationStatus(for: entityType)
         }
         if !level.isSatisfied(by: store.authority.accessLevel(for: entityType)) {
-            printError(guidance(level, entityType, action: action, status: status, manifest: manifest))
+            printError(guidance(level, entityType, action: action, status: status))
             throw ExitCode(exitNoPermission)
         }
     }
@@ -98,8 +125,7 @@ struct StoreAppOptions: ParsableArguments {
     }
 
     /// What an app without enough access is told.
-    func guidance(_ level: NeededAccess, _ entityType: EKEntityType, action: String, status: EKAuthorizationStatus,
-                  manifest: AppManifest) -> String {
+    func guidance(_ level: NeededAccess, _ entityType: EKEntityType, action: String, status: EKAuthorizationStatus) -> String {
         let kind = entityType == .event ? "events" : "reminders"
         let key: AppManifest.UsageDescriptionKey = entityType == .reminder ? .remindersFullAccess
             : (level == .writeOnly ? .calendarsWriteOnlyAccess : .calendarsFullAccess)
@@ -116,26 +142,19 @@ struct StoreAppOptions: ParsableArguments {
             lines.append("  Write-only access can add events but never read them, not even the ones it added.")
             fallthrough
         default:
-            let flag = entityType == .event ? "--events \(level == .writeOnly ? "write-only" : "full")" : "--reminders full"
-            lines.append("  Grant it with: ical privacy grant \(manifest.bundleIdentifier) \(flag)\(storeFlag)")
+            lines.append("  Grant it with: ical privacy grant \(manifest.bundleIdentifier) \(grantFlag(level, entityType))\(storeFlag)")
         }
         return lines.joined(separator: "\n")
     }
 
-    private var storeFlag: String {
-        store.map { " --store \(shellQuoted($0))" } ?? ""
+    /// The `ical privacy grant` flag that gives `level` access to `entityType`.
+    func grantFlag(_ level: NeededAccess, _ entityType: EKEntityType) -> String {
+        entityType == .event ? "--events \(level == .writeOnly ? "write-only" : "full")" : "--reminders full"
     }
 
-    /// The calendar with an identifier or title, among those the store shows.
-    func calendar(named name: String, in store: EKEventStore, for entityType: EKEntityType? = nil) throws -> EKCalendar {
-        let candidates = (entityType.map { [$0] } ?? [.event, .reminder]).flatMap { store.calendars(for: $0) }
-        if let match = candidates.first(where: { $0.calendarIdentifier == name }) ?? candidates.first(where: { $0.title == name })
-            ?? candidates.first(where: { $0.title.lowercased() == name.lowercased() }) {
-            return match
-        }
-        let known = candidates.map { "'\($0.title)' (\($0.calendarIdentifier))" }.joined(separator: ", ")
-        printError("ical: there is no calendar '\(name)'; the store has \(known.isEmpty ? "none" : known)")
-        throw ExitCode(1)
+    /// ` --store DIR` when the store is not the default one.
+    var storeFlag: String {
+        storeArgument.map { " --store \(shellQuoted($0))" } ?? ""
     }
 }
 

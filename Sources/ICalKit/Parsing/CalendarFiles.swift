@@ -19,16 +19,27 @@ public enum CalendarFiles {
     ///
     /// - Throws: ``ICalError/Code-swift.struct/io`` when the input does not exist.
     public static func expand(_ input: String) throws(ICalError) -> [String] {
+        try expand(input, admitting: { _, _ in true })
+    }
+
+    /// The files an input names, as ``expand(_:)``, asking `admit` before the walk takes
+    /// a path that may lead elsewhere: every subfolder before it is entered, and every file
+    /// that is a symbolic link. A path `admit` refuses is left out (with whatever lies below
+    /// it). The input itself is not asked about: check it before calling.
+    ///
+    /// - Parameter admit: called with the path and whether it is a folder.
+    /// - Throws: ``ICalError/Code-swift.struct/io`` when the input does not exist.
+    public static func expand(_ input: String, admitting admit: (_ path: String, _ isFolder: Bool) -> Bool) throws(ICalError) -> [String] {
         if input == "-" { return ["-"] }
         var info = stat()
         guard stat(input, &info) == 0 else {
             throw ICalError(.io, "no such file or folder", file: input)
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { return [input] }
-        return try collect(folder: input, depth: 0)
+        return try collect(folder: input, depth: 0, admit: admit)
     }
 
-    private static func collect(folder: String, depth: Int) throws(ICalError) -> [String] {
+    private static func collect(folder: String, depth: Int, admit: (String, Bool) -> Bool) throws(ICalError) -> [String] {
         guard let directory = opendir(folder) else {
             throw ICalError(.io, "cannot read the folder", file: folder)
         }
@@ -43,14 +54,21 @@ public enum CalendarFiles {
             var info = stat()
             guard stat(path, &info) == 0 else { continue }
             if (info.st_mode & S_IFMT) == S_IFDIR {
-                if depth < 2 { folders.append(path) }
+                if depth < 2 && admit(path, true) { folders.append(path) }
             } else if name.lowercased().hasSuffix(".ics") {
-                files.append(path)
+                if entry.pointee.d_type == UInt8(DT_REG) || !isSymbolicLink(path) || admit(path, false) {
+                    files.append(path)
+                }
             }
         }
         closedir(directory)
         var result = files.sorted()
-        for subfolder in folders.sorted() { result += try collect(folder: subfolder, depth: depth + 1) }
+        for subfolder in folders.sorted() { result += try collect(folder: subfolder, depth: depth + 1, admit: admit) }
         return result
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 }

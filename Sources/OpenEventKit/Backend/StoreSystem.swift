@@ -310,3 +310,44 @@ enum StoreSystem {
         return generator.next()
     }
 }
+
+// MARK: Paths as the kernel resolves them
+
+extension StoreSystem {
+    /// The canonical absolute path of an existing file or folder: symbolic links, `.` and
+    /// `..` resolved by the kernel (`realpath(3)`), or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The device and inode of a file or folder, following symbolic links; nil when it
+    /// cannot be reached.
+    static func deviceAndInode(_ path: String) -> DeviceAndInode? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return DeviceAndInode(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// What a symbolic link points to, as written in the link (`readlink(2)`).
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether a path is a symbolic link itself (not followed).
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+}
+
+/// A file's place on disk as the kernel names it: equal for two paths that reach the same
+/// file, whatever links or spellings lead there.
+package struct DeviceAndInode: Sendable, Hashable {
+    package var device: UInt64
+    package var inode: UInt64
+}

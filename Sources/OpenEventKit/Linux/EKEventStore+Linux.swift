@@ -31,3 +31,22 @@ extension EKEventStore {
         backend.map { URL(fileURLWithPath: $0.root, isDirectory: true) }
     }
 }
+
+/// What `ical`'s path gate asks of a store it found on a path.
+extension EKEventStore {
+    /// The kinds of item a collection of this store holds (store.json's record, else
+    /// reminders for the default reminder list and events for any other folder), or nil when
+    /// the store has no such collection. Reads the folder, not the app's view of it, so it
+    /// answers whatever the app's access.
+    package func collectionEntityTypes(_ identifier: String) -> [EKEntityType]? {
+        guard let backend, let collections = try? backend.collections(),
+              collections.contains(where: { $0.identifier == identifier }) else { return nil }
+        let mask = Self.entityTypes(of: identifier, metadata: (try? backend.metadata()) ?? nil)
+        return EKEntityType.allCases.filter { mask.contains($0.mask) }
+    }
+
+    /// The store's default collection for new events, whatever the app's access.
+    package var defaultEventCollectionIdentifier: String? {
+        (try? backend?.defaultEventCollection()) ?? nil
+    }
+}

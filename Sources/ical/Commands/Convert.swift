@@ -109,14 +109,12 @@ extension ICal {
         }
 
         func run() throws {
+            // Output into a store is an import of calendar data, or refused (see PathGate).
+            let gate = PathGate()
+            if split == nil && (to == .json || to == .csv) { try gate.checkTextOutput(output.output) }
             var inputs: [CalendarSplit.Input] = []
             for input in self.inputs {
-                let paths: [String]
-                do { paths = try CalendarFiles.expand(input) } catch {
-                    printError("\(error)")
-                    throw ExitCode(1)
-                }
-                for path in paths {
+                for path in try gate.expand(inputOf: input) {
                     let name = path == "-" ? "<stdin>" : path
                     let result = try reading.read(path)
                     if result.calendars.isEmpty {
@@ -144,19 +142,24 @@ extension ICal {
                     printError("ical: nothing written to \(split)")
                     throw ExitCode(1)
                 }
+                try gate.writeCalendars(result.items.map(\.calendar), to: split) {
+                    do {
+                        try CalendarSplit().write(result.items, toFolder: split)
+                    } catch {
+                        printError("\(error)")
+                        throw ExitCode(1)
+                    }
+                }
+                return
+            }
+            let calendars = inputs.flatMap(\.calendars)
+            try gate.writeCalendars(calendars, to: output.output) {
                 do {
-                    try CalendarSplit().write(result.items, toFolder: split)
+                    try write(calendars)
                 } catch {
                     printError("\(error)")
                     throw ExitCode(1)
                 }
-                return
-            }
-            do {
-                try write(inputs.flatMap(\.calendars))
-            } catch {
-                printError("\(error)")
-                throw ExitCode(1)
             }
         }
 

@@ -35,36 +35,25 @@ extension ICal {
         @OptionGroup var reading: ReadingOptions
 
         func run() throws {
+            let gate = try PathGate(storeOptions)
             var calendars: [Component] = []
             for input in inputs {
-                let paths: [String]
-                do { paths = try CalendarFiles.expand(input) } catch {
-                    printError("\(error)")
-                    throw ExitCode(1)
-                }
-                for path in paths { calendars += try reading.read(path).calendars }
+                for path in try gate.expand(inputOf: input) { calendars += try reading.read(path).calendars }
             }
-            let hasTodos = calendars.contains { $0.components.contains { $0.matches(.todo) } }
-            let hasEvents = calendars.contains { $0.components.contains { !$0.matches(.todo) && !$0.matches(.timeZone) } }
             let store = try storeOptions.openStore()
-            if hasEvents || !hasTodos {
-                try storeOptions.require(calendar == nil ? .writeOnly : .full, to: .event, on: store,
-                                         for: calendar == nil ? "importing events" : "importing into a chosen calendar")
+            let access = AppAccess(manifest: try storeOptions.manifest(), storeArgument: storeOptions.store)
+            if calendar != nil {
+                // Seeing the calendars to choose from needs full access to their kind.
+                let todosOnly = calendars.allSatisfy { $0.components.allSatisfy { $0.matches(.todo) || $0.matches(.timeZone) } }
+                    && calendars.contains { $0.components.contains { $0.matches(.todo) } }
+                try access.require(.full, to: todosOnly ? .reminder : .event, on: store,
+                                   for: todosOnly ? "importing to-dos" : "importing into a chosen calendar")
             }
-            if hasTodos { try storeOptions.require(.full, to: .reminder, on: store, for: "importing to-dos") }
             let target = try calendar.map { try storeOptions.calendar(named: $0, in: store) }
-            var progress = ProgressLine("ical: importing")
-            do {
-                let report = try store.importCalendars(calendars, into: target) { progress.update($0, $1) }
-                var text = "Imported \(report.added) new item\(report.added == 1 ? "" : "s")"
-                if report.updated > 0 { text += " and replaced \(report.updated)" }
-                text += " into \(report.calendars.sorted().joined(separator: ", "))"
-                if report.uidsAdded > 0 { text += " (\(report.uidsAdded) component\(report.uidsAdded == 1 ? "" : "s") without UID got one)" }
-                print(text + ".")
-            } catch {
-                printError("ical: import failed, nothing was written: \(error)")
-                throw ExitCode((error as? EKError)?.code == .eventStoreNotAuthorized ? exitNoPermission : 1)
-            }
+            let report = try StoreImport(access: access)
+                .run(calendars, into: target, on: store, action: target == nil ? "importing events" : "importing into a chosen calendar",
+                     remindersAction: "importing to-dos")
+            print(report)
         }
     }
 
@@ -102,8 +91,10 @@ extension ICal {
                 throw ExitCode(1)
             }
             store.readDiagnostics.forEach { printError($0.description) }
-            let text = format == .ics ? ICalWriter().string(exported) : JCalWriter().string(exported)
-            try FileIOBridge.write(text, to: output.output)
+            try PathGate(storeOptions).writeCalendars([exported], to: output.output) {
+                let text = format == .ics ? ICalWriter().string(exported) : JCalWriter().string(exported)
+                try FileIOBridge.write(text, to: output.output)
+            }
         }
     }
 }

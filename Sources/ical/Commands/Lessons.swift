@@ -118,19 +118,22 @@ extension ICal {
         }
 
         func run() throws {
+            let gate = PathGate()
             do {
-                let (plan, diagnostics) = try makePlan()
+                let (plan, diagnostics) = try makePlan(gate: gate)
                 diagnostics.forEach { printError($0.description) }
                 let stamp = DateTime(LocalDateTime(secondsSinceEpoch: Self.now()), zone: .utc)
                 let generated: LessonPlan.Generated
                 do { generated = try plan.generate(stamp: stamp) } catch { throw Failure(message: error.description, status: 2) }
                 generated.diagnostics.forEach { printError($0.description) }
-                let bytes = ICalWriter().bytes(generated.calendar)
-                if output.output == "-" {
-                    FileHandle.standardOutput.write(Data(bytes))
-                } else {
-                    do { try ICalWriter.writeFileAtomically(bytes, to: output.output) } catch {
-                        throw Failure(message: error.description, status: 1)
+                try gate.writeCalendars([generated.calendar], to: output.output) {
+                    let bytes = ICalWriter().bytes(generated.calendar)
+                    if output.output == "-" {
+                        FileHandle.standardOutput.write(Data(bytes))
+                    } else {
+                        do { try ICalWriter.writeFileAtomically(bytes, to: output.output) } catch {
+                            throw Failure(message: "\(error)", status: 1)
+                        }
                     }
                 }
             } catch let failure as Failure {
@@ -140,7 +143,7 @@ extension ICal {
         }
 
         /// The plan the options (or the specification) describe.
-        func makePlan() throws -> (LessonPlan, [Diagnostic]) {
+        func makePlan(gate: PathGate) throws -> (LessonPlan, [Diagnostic]) {
             let systemZone = IANATimeZone.system()?.identifier
             var plan: LessonPlan
             var diagnostics: [Diagnostic] = []
@@ -155,6 +158,7 @@ extension ICal {
                 if let given = lessonOptions.first(where: \.1) {
                     throw Failure(message: "\(given.0) cannot be combined with --spec: set it in the specification", status: 2)
                 }
+                try gate.checkRead(spec, purpose: "reading the specification")
                 do {
                     (plan, diagnostics) = try LessonPlan.read(contentsOfSpecificationFile: spec, defaultTimeZoneIdentifier: systemZone)
                 } catch {
@@ -167,6 +171,7 @@ extension ICal {
                 plan.holidays.insert(try parse("--skip-date", text, LessonText.dateRange))
             }
             for path in skip {
+                try gate.checkRead(path, purpose: "reading the holidays in")
                 do {
                     diagnostics += try plan.holidays.add(contentsOfFile: path)
                 } catch {

@@ -127,30 +127,37 @@ extension ICal {
                 throw ExitCode(2)
             }
 
+            // Output into a store is an import of calendar data (--format ics) or refused.
+            let gate = try PathGate(storeOptions)
+            if format != .ics { try gate.checkTextOutput(output.output) }
+
             let kinds: Set<ComponentKind> = component.isEmpty
                 ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
             let formatter = OccurrenceFormatter(displayZone: tz == nil ? nil : zone)
-            let text: String
             if format == .ics {
                 // Whole components: read the items (an iCalendar result copies them).
                 var result = inputs.isEmpty
                     ? try queryStore(window: window, kinds: kinds, zone: zone)
-                    : try queryFiles(window: window, kinds: kinds, zone: zone)
+                    : try queryFiles(window: window, kinds: kinds, zone: zone, gate: gate)
                 result.diagnostics.forEach { printError($0.description) }
                 if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
-                text = ICalWriter().string(formatter.calendar(result.matches))
+                let calendar = formatter.calendar(result.matches)
+                try gate.writeCalendars([calendar], to: output.output) {
+                    try FileIOBridge.write(ICalWriter().string(calendar), to: output.output)
+                }
+                return
             } else {
                 // Listings: the store's occurrence cache answers most windows without reading items.
                 var (listings, diagnostics) = inputs.isEmpty
                     ? try listStore(window: window, kinds: kinds, zone: zone)
-                    : try listFiles(window: window, kinds: kinds, zone: zone)
+                    : try listFiles(window: window, kinds: kinds, zone: zone, gate: gate)
                 diagnostics.forEach { printError($0.description) }
                 if let limit, listings.count > limit { listings = Array(listings.prefix(limit)) }
-                text = format == .json ? formatter.json(listings)
+                let text = format == .json ? formatter.json(listings)
                     : format == .csv ? formatter.csv(listings)
                     : formatter.agenda(listings, color: output.output == "-" && isatty(1) == 1)
+                try FileIOBridge.write(text, to: output.output)
             }
-            try FileIOBridge.write(text, to: output.output)
         }
 
         /// Opens the store as the app with full access to what the query reads (under
@@ -182,8 +189,9 @@ extension ICal {
         }
 
         /// The files' occurrences as listings.
-        private func listFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> ([OccurrenceListing], [Diagnostic]) {
-            let result = try queryFiles(window: window, kinds: kinds, zone: zone)
+        private func listFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
+                               gate: PathGate) throws -> ([OccurrenceListing], [Diagnostic]) {
+            let result = try queryFiles(window: window, kinds: kinds, zone: zone, gate: gate)
             return (result.matches.map(OccurrenceListing.init), result.diagnostics)
         }
 
@@ -194,15 +202,11 @@ extension ICal {
             }
         }
 
-        private func queryFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {
+        private func queryFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
+                                gate: PathGate) throws -> OccurrenceQuery.Result {
             var sources: [OccurrenceQuery.Source] = []
             for input in inputs {
-                let paths: [String]
-                do { paths = try CalendarFiles.expand(input) } catch {
-                    printError("\(error)")
-                    throw ExitCode(1)
-                }
-                for path in paths {
+                for path in try gate.expand(inputOf: input) {
                     let result = try reading.read(path)
                     for calendar in result.calendars where matchesCalendarFilter(calendar, path: path) {
                         sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))

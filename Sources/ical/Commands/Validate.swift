@@ -48,9 +48,10 @@ extension ICal {
         func run() throws {
             var summary = LintSummary()
             let linter = Linter()
+            let gate = PathGate()
             for input in inputs {
                 let paths: [String]
-                do { paths = try CalendarFiles.expand(input) } catch {
+                do { paths = try gate.expand(input) } catch let refusal as ExitCode { throw refusal } catch {
                     printError("\(error)")
                     summary.unreadableCount += 1
                     continue
