@@ -136,6 +136,10 @@ struct AppAccess {
             lines.append("  \(manifest.displayName)'s Info.plist has no \(key.rawValue), so it cannot be asked for this access.")
         }
         switch status {
+        case .restricted where !manifest.entitlements.allowsCalendarData:
+            lines.append("  The app is sandboxed (\(AppEntitlements.appSandbox)) without \(AppEntitlements.calendars)"
+                         + (manifest.entitlements.path.map { " in \($0)" } ?? "") + ": it gets no access to events or reminders and is never asked.")
+            lines.append("  Add <key>\(AppEntitlements.calendars)</key><true/> to its .entitlements file.")
         case .restricted:
             lines.append("  A policy restricts this app (.openeventkit/policy.json): lift it with: ical privacy unrestrict \(manifest.bundleIdentifier)\(storeFlag)")
         case .writeOnly where entityType == .event && level == .full:

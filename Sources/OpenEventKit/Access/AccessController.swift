@@ -134,6 +134,7 @@ package final class AccessController: AccessAuthority {
     /// The status as recorded (writeOnly stays writeOnly, also for a legacy app).
     package func recordedStatus(for entityType: EKEntityType) throws(AccessError) -> EKAuthorizationStatus {
         let snapshot = try snapshot()
+        if !manifest.entitlements.allowsCalendarData { return .restricted }
         if snapshot.policy.isRestricted(manifest.bundleIdentifier) { return .restricted }
         return snapshot.records.decision(for: manifest.bundleIdentifier, entityType)?.status ?? .notDetermined
     }
@@ -257,6 +258,12 @@ package final class AccessController: AccessAuthority {
 
     private func respondLocked(to request: Request) throws(AccessError) -> Bool {
         if let manifestProblem { throw manifestProblem }
+        if let reason = manifest.entitlements.denialReason {
+            // As on macOS: a sandboxed app without the entitlement is never asked.
+            throw AccessError(.missingEntitlement, reason, path: manifest.entitlements.path ?? manifest.path,
+                              key: AppEntitlements.calendars,
+                              remedy: "add <key>\(AppEntitlements.calendars)</key><true/> to the app's .entitlements file")
+        }
         if case .legacy(let type) = request, manifest.sdkGeneration == .current {
             let modern = type == .event ? "requestFullAccessToEvents or requestWriteOnlyAccessToEvents" : "requestFullAccessToReminders"
             throw AccessError(.legacyRequestNotSupported,

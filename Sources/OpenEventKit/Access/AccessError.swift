@@ -24,6 +24,8 @@ public struct AccessError: Error, Sendable, Hashable, CustomStringConvertible, L
         public static let missingBundleIdentifier = Code(rawValue: "missingBundleIdentifier")
         /// A request needs a usage-description key that the manifest lacks; ``AccessError/key`` names it.
         public static let missingUsageDescription = Code(rawValue: "missingUsageDescription")
+        /// A sandboxed app lacks the calendars entitlement (``AppEntitlements``); ``AccessError/key`` names it.
+        public static let missingEntitlement = Code(rawValue: "missingEntitlement")
         /// `requestAccess(to:)` from an app built for the current SDK generation (TN3152).
         public static let legacyRequestNotSupported = Code(rawValue: "legacyRequestNotSupported")
         /// `authorizations.json` or `policy.json` cannot be understood.

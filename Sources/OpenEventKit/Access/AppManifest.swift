@@ -18,6 +18,9 @@ import Synchronization
 /// | `NSContactsUsageDescription` | Read by EventKitUI for attendees. |
 /// | `OEKBuiltForSDK` | OpenEventKit's own: `current` (the default) or `legacy`. |
 ///
+/// The app's entitlements are not in the Info.plist: as in Xcode, they are a file of their
+/// own beside it (`Lessons.entitlements`), read with the manifest (``AppEntitlements``).
+///
 /// `OEKBuiltForSDK` says which SDK generation the app was built for. A `legacy` app behaves as
 /// an app linked against an SDK before iOS 17 / macOS 14 does on the new systems (TN3153):
 /// `requestAccess(to: .event)` asks for write-only access, and both write-only and full access
@@ -66,12 +69,17 @@ public struct AppManifest: Sendable, Hashable {
     public var sdkGeneration: SDKGeneration
     /// The file the manifest was read from, if it was read from one.
     public var path: String?
+    /// The entitlements the app declares (the `.entitlements` file beside its Info.plist);
+    /// none for an unsandboxed app.
+    public var entitlements: AppEntitlements
 
     /// Creates a manifest in memory.
     public init(bundleIdentifier: String, displayName: String? = nil,
                 usageDescriptions: [UsageDescriptionKey: String] = [:],
-                sdkGeneration: SDKGeneration = .current, path: String? = nil) {
+                sdkGeneration: SDKGeneration = .current, path: String? = nil,
+                entitlements: AppEntitlements = AppEntitlements()) {
         self.bundleIdentifier = bundleIdentifier
+        self.entitlements = entitlements
         self.displayName = displayName ?? bundleIdentifier
         self.usageDescriptions = usageDescriptions.filter { !$0.value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         self.sdkGeneration = sdkGeneration
@@ -118,6 +126,7 @@ public struct AppManifest: Sendable, Hashable {
                               remedy: "check that the file is readable")
         }
         try self.init(propertyList: data, path: path)
+        entitlements = try AppEntitlements(besideManifest: path)
     }
 
     /// Reads a manifest from the bytes of an Info.plist (XML or binary); `path` is only used

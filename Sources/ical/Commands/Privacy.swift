@@ -84,14 +84,27 @@ extension ICal.Privacy {
                 Examples:
                   ical privacy status
                   ical privacy status --app org.example.lessons --store ~/calendars
+                  ical privacy status --app Lessons/Info.plist      (its entitlements too)
+
+                An app whose manifest has a .entitlements file beside it that declares
+                com.apple.security.app-sandbox without
+                com.apple.security.personal-information.calendars is restricted whatever was
+                decided: with --app Info.plist the status says so.
                 """)
 
-        @Option(help: ArgumentHelp("Show only this app.", valueName: "bundle-id"))
+        @Option(help: ArgumentHelp("Show only this app: its bundle identifier, or its Info.plist (then its entitlements count too).",
+                                   valueName: "bundle-id|Info.plist"))
         var app: String?
 
         @OptionGroup var storeOptions: PrivacyStoreOptions
 
-        func validate() throws { if let app { try validateBundleIdentifier(app) } }
+        /// Whether --app names a manifest file rather than a bundle identifier.
+        private var appIsManifest: Bool {
+            guard let app else { return false }
+            return app.hasSuffix(".plist") || app.contains("/")
+        }
+
+        func validate() throws { if let app, !appIsManifest { try validateBundleIdentifier(app) } }
 
         func run() throws {
             let files = try storeOptions.files()
@@ -99,7 +112,16 @@ extension ICal.Privacy {
                 (try files.readAuthorizations(), try files.readPolicy())
             }
             var identifiers = Set(records.apps.keys).union(policy.restricted).sorted()
-            if let app { identifiers = [app] }
+            var sandboxReason: String?
+            if let app {
+                if appIsManifest {
+                    let manifest = try reportingErrors { () throws(AccessError) in try AppManifest(contentsOfFile: app) }
+                    identifiers = [manifest.bundleIdentifier]
+                    sandboxReason = manifest.entitlements.denialReason
+                } else {
+                    identifiers = [app]
+                }
+            }
             if identifiers.isEmpty {
                 print("No app has asked for access yet.")
                 return
@@ -110,7 +132,10 @@ extension ICal.Privacy {
                 for (label, type) in [("events:   ", EKEntityType.event), ("reminders:", .reminder)] {
                     let decision = records.decision(for: identifier, type)
                     var line = "  \(label) "
-                    if restricted {
+                    if let sandboxReason {
+                        line += "restricted: \(sandboxReason)"
+                        if let decision { line += " (\(decision.status) recorded)" }
+                    } else if restricted {
                         line += "restricted by policy"
                         if let decision { line += " (\(decision.status) while unrestricted)" }
                     } else if let decision {
