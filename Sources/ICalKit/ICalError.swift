@@ -32,6 +32,9 @@ public struct ICalError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let io = Code(rawValue: "io")
         /// libical reported a failure (the message names the C function).
         public static let libical = Code(rawValue: "libical")
+        /// The caller may not read or write this file (a path that leads into a calendar
+        /// store the app has no access to).
+        public static let notPermitted = Code(rawValue: "not-permitted")
         /// A value given through the API is not valid.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
 

@@ -85,6 +85,17 @@ final class PathGate {
         if let location = boundary.location(of: path) { try requireRead(location, path: path, purpose: purpose) }
     }
 
+    /// ``checkRead(_:purpose:)`` for a file a library reads on the command's behalf (a
+    /// specification's holiday calendars): the refusal is explained on standard error, then
+    /// thrown as `ICalError` with the code `notPermitted`, for the command to exit with 77.
+    func fileCheck(purpose: String) -> (String) throws(ICalError) -> Void {
+        { path throws(ICalError) in
+            do { try self.checkRead(path, purpose: purpose) } catch {
+                throw ICalError(.notPermitted, "ical may not read it (see above)", file: path)
+            }
+        }
+    }
+
     /// Stops the command unless the app may read what `location` holds.
     private func requireRead(_ location: StoreBoundary.Location, path: String, purpose: String = "reading") throws {
         let action = "\(purpose) \(path) (\(location))"

@@ -257,5 +257,24 @@ import Testing
         #expect(output.status == 77, "\(output.stderr)")
         #expect(output.stderr.contains("reading the holidays in \(setup.item)"), "\(output.stderr)")
         #expect(output.stdout.isEmpty)
+
+        // A specification's holiday file is checked the same way, and so is the
+        // specification itself.
+        let spec = try setup.folder.write("term.yaml", """
+            timezone: Europe/Berlin
+            term: {from: 2026-09-07, count: 2}
+            holidays:
+              - file: link-calendar/\((setup.item as NSString).lastPathComponent)
+            lessons:
+              - {title: Cello, days: WE, time: "15:00", length: 30m}
+            """)
+        let fromSpec = try setup.run(["lessons", "--spec", spec])
+        #expect(fromSpec.status == 77, "\(fromSpec.stderr)")
+        #expect(fromSpec.stderr.contains("needs full access to events; org.openeventkit.ical has denied."), "\(fromSpec.stderr)")
+        #expect(fromSpec.stdout.isEmpty)
+        try FileManager.default.copyItem(atPath: spec, toPath: setup.store + "/calendar/term.yaml")
+        let specInStore = try setup.run(["lessons", "--spec", setup.store + "/calendar/term.yaml"])
+        #expect(specInStore.status == 77, "\(specInStore.stderr)")
+        #expect(specInStore.stderr.contains("reading the specification \(setup.store)/calendar/term.yaml"), "\(specInStore.stderr)")
     }
 }

@@ -51,19 +51,22 @@ extension LessonPlan {
     ///   - defaultTimeZoneIdentifier: the zone when the specification names none and is not
     ///     floating (the system zone, for `ical`); nil makes a missing zone an error.
     ///   - reader: how holiday calendars are read.
+    ///   - check: called with the path of each holiday file before it is read; what it
+    ///     throws stops the reading.
     /// - Returns: the plan, and the problems found reading its holiday calendars.
     /// - Throws: ``ICalError`` with ``ICalError/Code-swift.struct/io`` when a file cannot be
     ///   read, or ``ICalError/Code-swift.struct/invalidArgument`` with the file and line of
     ///   an invalid value.
     public static func read(contentsOfSpecificationFile path: String, defaultTimeZoneIdentifier: String?,
-                            reader: ICalReader = ICalReader()) throws(ICalError) -> (plan: LessonPlan, diagnostics: [Diagnostic]) {
+                            reader: ICalReader = ICalReader(),
+                            checkingFile check: @escaping (String) throws(ICalError) -> Void = { _ in }) throws(ICalError) -> (plan: LessonPlan, diagnostics: [Diagnostic]) {
         let bytes = try FileIO.readAll(path: path, limit: 1 << 20)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ICalError(.encoding, "the specification is not UTF-8 text", file: path)
         }
         let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
         return try read(specification: text, file: path, directory: directory,
-                        defaultTimeZoneIdentifier: defaultTimeZoneIdentifier, reader: reader)
+                        defaultTimeZoneIdentifier: defaultTimeZoneIdentifier, reader: reader, checkingFile: check)
     }
 
     /// Reads a plan from YAML specification text (see the schema above).
@@ -75,10 +78,13 @@ extension LessonPlan {
     ///   - defaultTimeZoneIdentifier: the zone when the specification names none and is not
     ///     floating; nil makes a missing zone an error.
     ///   - reader: how holiday calendars are read.
+    ///   - check: called with the path of each holiday file before it is read; what it
+    ///     throws stops the reading (a tool checks there that the file is one it may read).
     public static func read(specification text: String, file: String? = nil, directory: String = ".",
                             defaultTimeZoneIdentifier: String?,
-                            reader: ICalReader = ICalReader()) throws(ICalError) -> (plan: LessonPlan, diagnostics: [Diagnostic]) {
-        var specification = SpecificationReader(file: file, directory: directory, reader: reader)
+                            reader: ICalReader = ICalReader(),
+                            checkingFile check: @escaping (String) throws(ICalError) -> Void = { _ in }) throws(ICalError) -> (plan: LessonPlan, diagnostics: [Diagnostic]) {
+        var specification = SpecificationReader(file: file, directory: directory, reader: reader, check: check)
         do {
             return try specification.read(text, defaultTimeZoneIdentifier: defaultTimeZoneIdentifier)
         } catch let error as ICalError {
@@ -94,9 +100,11 @@ private struct SpecificationReader {
     let file: String?
     let directory: String
     let reader: ICalReader
+    let check: (String) throws(ICalError) -> Void
     var diagnostics: [Diagnostic] = []
 
-    init(file: String?, directory: String, reader: ICalReader) {
+    init(file: String?, directory: String, reader: ICalReader, check: @escaping (String) throws(ICalError) -> Void) {
+        self.check = check
         self.file = file
         self.directory = directory
         self.reader = reader
@@ -180,10 +188,11 @@ private struct SpecificationReader {
                 let name = try string(fileNode, path + ".file")
                 let resolved = name.hasPrefix("/") ? name : directory + "/" + name
                 do {
+                    try check(resolved)
                     diagnostics += try holidays.add(contentsOfFile: resolved, reader: reader)
                 } catch {
                     var located = problem(fileNode, path + ".file", "'\(name)' cannot be used: \(error.message)")
-                    located.code = error.code == .invalidArgument ? .invalidArgument : .io
+                    located.code = error.code == .invalidArgument || error.code == .notPermitted ? error.code : .io
                     throw located
                 }
             default:

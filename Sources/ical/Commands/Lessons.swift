@@ -160,9 +160,11 @@ extension ICal {
                 }
                 try gate.checkRead(spec, purpose: "reading the specification")
                 do {
-                    (plan, diagnostics) = try LessonPlan.read(contentsOfSpecificationFile: spec, defaultTimeZoneIdentifier: systemZone)
+                    (plan, diagnostics) = try LessonPlan.read(contentsOfSpecificationFile: spec, defaultTimeZoneIdentifier: systemZone,
+                                                              checkingFile: gate.fileCheck(purpose: "reading the holidays in"))
                 } catch {
-                    throw Failure(message: error.description, status: error.code == .io || error.code == .encoding ? 1 : 2)
+                    throw Failure(message: error.description,
+                                  status: error.code == .notPermitted ? exitNoPermission : error.code == .io || error.code == .encoding ? 1 : 2)
                 }
             } else {
                 plan = try planFromOptions(systemZone: systemZone)
