@@ -50,3 +50,9 @@ extension EKEventStore {
         (try? backend?.defaultEventCollection()) ?? nil
     }
 }
+
+extension EKEventStore {
+    /// The folder store behind this event store, for `ical`'s sync and sources commands
+    /// (which check the app's access first).
+    package var folderStore: FolderStore? { backend }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// A calendar collection on a CalDAV server, as discovery finds it.
+package struct RemoteCalendar: Sendable, Hashable, Codable {
+    /// The collection's path on the server (as the server wrote it).
+    package var href: String
+    /// `displayname`, else the last path segment.
+    package var title: String
+    /// Apple's `calendar-color`, as `#RRGGBB`, when the server has one.
+    package var color: String?
+    /// From `supported-calendar-component-set`: VEVENT, VTODO or both (events when absent).
+    package var holdsEvents: Bool
+    package var holdsReminders: Bool
+    /// Whether `current-user-privilege-set` grants writing.
+    package var writable: Bool
+    /// Whether the server offers `sync-collection` (RFC 6578) here.
+    package var supportsSync: Bool
+}
+
+/// An item's place and version on the server.
+package struct RemoteVersion: Sendable, Hashable {
+    package var href: String
+    package var etag: String?
+}
+
+/// CalDAV (RFC 4791) and WebDAV sync (RFC 6578) over one ``HTTPFunnel``: discovery,
+/// listing, fetching and writing items with their ETags.
+package struct CalDAVClient: Sendable {
+    package let http: HTTPFunnel
+    /// The URL the account was given as.
+    package let baseURL: URL
+    /// Items fetched per `calendar-multiget` report.
+    package static let multigetBatch = 200
+
+    package init(http: HTTPFunnel, baseURL: URL) {
+        self.http = http
+        self.baseURL = baseURL
+    }
+
+    /// A server path (or URL) as a URL on the account's server.
+    package func url(_ href: String) -> URL {
+        URL(string: href, relativeTo: baseURL)?.absoluteURL ?? baseURL
+    }
+
+    private func multistatus(_ method: String, _ href: String, depth: String, body: String) throws(RemoteError) -> (responses: [DAVResponse], syncToken: String?, status: Int) {
+        let target = url(href)
+        let response = try http.send(HTTPRequest(method, target, headers: [
+            "Depth": depth, "Content-Type": "application/xml; charset=utf-8",
+        ], body: Data(body.utf8)))
+        guard response.status == 207 else {
+            if response.status == 403 || response.status == 409, method == "REPORT",
+               String(decoding: response.body, as: UTF8.self).contains("valid-sync-token") {
+                throw RemoteError(.invalidSyncToken, "the server no longer knows the sync token", url: HTTPFunnel.redacted(target), status: response.status)
+            }
+            throw RemoteError(.httpStatus, "\(method) was not answered with a multistatus", url: HTTPFunnel.redacted(target), status: response.status)
+        }
+        let root = try DAVXML.parse(response.body, url: HTTPFunnel.redacted(target))
+        let (responses, token) = try DAVResponse.all(in: root, url: HTTPFunnel.redacted(target))
+        return (responses, token, response.status)
+    }
+
+    // MARK: Discovery
+
+    /// The account's calendars: RFC 6764's `/.well-known/caldav`, else the URL as given;
+    /// `current-user-principal`, `calendar-home-set`, then the home's collections. A URL that
+    /// is itself a calendar gives that calendar.
+    package func discoverCalendars() throws(RemoteError) -> [RemoteCalendar] {
+        let principalBody = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:current-user-principal/><d:resourcetype/><c:calendar-home-set/></d:prop></d:propfind>
+            """
+        var principal: String?
+        var home: String?
+        for start in [baseURL.path.isEmpty || baseURL.path == "/" ? "/.well-known/caldav" : baseURL.absoluteString, baseURL.absoluteString] {
+            guard let found = try? multistatus("PROPFIND", start, depth: "0", body: principalBody) else { continue }
+            for response in found.responses {
+                if response.property("resourcetype")?.child("calendar", DAVXML.caldav) != nil {
+                    return try calendars(in: response.href, depth: "0")
+                }
+                principal = principal ?? response.property("current-user-principal")?.child("href")?.trimmedText
+                home = home ?? response.property("calendar-home-set", DAVXML.caldav)?.child("href")?.trimmedText
+            }
+            if principal != nil || home != nil { break }
+        }
+        if home == nil, let principal {
+            let found = try multistatus("PROPFIND", principal, depth: "0", body: principalBody)
+            home = found.responses.lazy.compactMap { $0.property("calendar-home-set", DAVXML.caldav)?.child("href")?.trimmedText }.first
+        }
+        guard let home else {
+            throw RemoteError(.invalidArgument, "no CalDAV calendar home was found here (no current-user-principal or calendar-home-set)",
+                              url: HTTPFunnel.redacted(baseURL))
+        }
+        return try calendars(in: home, depth: "1")
+    }
+
+    /// The calendar collections at `href` (depth 0: itself; 1: its members).
+    package func calendars(in href: String, depth: String) throws(RemoteError) -> [RemoteCalendar] {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:a="http://apple.com/ns/ical/"><d:prop><d:resourcetype/><d:displayname/><a:calendar-color/><c:supported-calendar-component-set/><d:current-user-privilege-set/><d:supported-report-set/></d:prop></d:propfind>
+            """
+        var result: [RemoteCalendar] = []
+        for response in try multistatus("PROPFIND", href, depth: depth, body: body).responses {
+            guard response.property("resourcetype")?.child("calendar", DAVXML.caldav) != nil else { continue }
+            let components = response.property("supported-calendar-component-set", DAVXML.caldav)?.all("comp", DAVXML.caldav)
+            let names: Set<String>
+            if let components {
+                names = Set(components.compactMap { $0.attributes["name"]?.uppercased() })
+            } else {
+                names = ["VEVENT"]
+            }
+            let privileges = response.property("current-user-privilege-set")?.all("privilege").flatMap { $0.children.map(\.name) }
+            let writable = privileges.map { Set($0).isDisjoint(with: ["write", "write-content", "all", "bind"]) == false } ?? true
+            let reports = response.property("supported-report-set")?.all("supported-report").flatMap { $0.child("report")?.children.map(\.name) ?? [] } ?? []
+            let segment = response.href.split(separator: "/").last.map { String($0).removingPercentEncoding ?? String($0) } ?? response.href
+            let title = response.property("displayname")?.trimmedText
+            result.append(RemoteCalendar(
+                href: response.href, title: title?.isEmpty == false ? title! : segment,
+                color: Self.color(response.property("calendar-color", DAVXML.apple)?.trimmedText),
+                holdsEvents: names.contains("VEVENT") || names.isEmpty, holdsReminders: names.contains("VTODO"),
+                writable: writable, supportsSync: reports.contains("sync-collection")))
+        }
+        return result
+    }
+
+    /// `#RRGGBB` from Apple's `#RRGGBBAA` or `#RRGGBB`.
+    static func color(_ text: String?) -> String? {
+        guard let text, text.hasPrefix("#"), text.count == 7 || text.count == 9 else { return nil }
+        let hex = String(text.prefix(7)).uppercased()
+        return hex.dropFirst().allSatisfy(\.isHexDigit) ? hex : nil
+    }
+
+    // MARK: Listing
+
+    /// Every item of a calendar with its ETag (`PROPFIND` depth 1).
+    package func listItems(in calendar: String) throws(RemoteError) -> [RemoteVersion] {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>
+            """
+        return try multistatus("PROPFIND", calendar, depth: "1", body: body).responses.compactMap { response in
+            guard response.property("resourcetype")?.children.isEmpty ?? true,
+                  !Self.sameCollection(response.href, calendar) else { return nil }
+            return RemoteVersion(href: response.href, etag: response.property("getetag")?.trimmedText)
+        }
+    }
+
+    /// The calendar's current sync token (`DAV:sync-token`), or nil.
+    package func syncToken(of calendar: String) throws(RemoteError) -> String? {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:propfind xmlns:d="DAV:"><d:prop><d:sync-token/></d:prop></d:propfind>
+            """
+        return try multistatus("PROPFIND", calendar, depth: "0", body: body).responses.first?.property("sync-token")?.trimmedText
+    }
+
+    /// What changed since `token` (RFC 6578): changed items with their ETags, removed hrefs,
+    /// and the new token.
+    package func changes(in calendar: String, since token: String) throws(RemoteError) -> (changed: [RemoteVersion], removed: [String], token: String?) {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:sync-collection xmlns:d="DAV:"><d:sync-token>\(DAVXML.escaped(token))</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>
+            """
+        let found = try multistatus("REPORT", calendar, depth: "1", body: body)
+        var changed: [RemoteVersion] = [], removed: [String] = []
+        for response in found.responses where !Self.sameCollection(response.href, calendar) {
+            if response.status == 404 { removed.append(response.href) }
+            else { changed.append(RemoteVersion(href: response.href, etag: response.property("getetag")?.trimmedText)) }
+        }
+        return (changed, removed, found.syncToken)
+    }
+
+    /// Whether two hrefs name the same collection (trailing slash and encoding aside).
+    static func sameCollection(_ a: String, _ b: String) -> Bool {
+        func normal(_ text: String) -> String {
+            var path = URL(string: text)?.path ?? text
+            path = path.removingPercentEncoding ?? path
+            while path.hasSuffix("/") { path.removeLast() }
+            return path
+        }
+        return normal(a) == normal(b)
+    }
+
+    // MARK: Items
+
+    /// The data and ETags of items (`calendar-multiget`, in batches).
+    package func fetch(_ hrefs: [String], from calendar: String) throws(RemoteError) -> [String: (etag: String?, data: String)] {
+        var result: [String: (etag: String?, data: String)] = [:]
+        var start = 0
+        while start < hrefs.count {
+            let batch = hrefs[start..<min(start + Self.multigetBatch, hrefs.count)]
+            start += Self.multigetBatch
+            let body = """
+                <?xml version="1.0" encoding="utf-8"?>
+                <c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>\(batch.map { "<d:href>\(DAVXML.escaped($0))</d:href>" }.joined())</c:calendar-multiget>
+                """
+            for response in try multistatus("REPORT", calendar, depth: "1", body: body).responses {
+                guard let data = response.property("calendar-data", DAVXML.caldav)?.text else { continue }
+                result[response.href] = (response.property("getetag")?.trimmedText, data)
+            }
+        }
+        return result
+    }
+
+    /// Writes an item: a create (`If-None-Match: *`) when `etag` is nil, else a change
+    /// (`If-Match`). Returns the new ETag when the server gives one. A `412` is
+    /// ``RemoteError/Code/preconditionFailed``: someone else was first.
+    package func put(_ bytes: [UInt8], at href: String, replacing etag: String?) throws(RemoteError) -> String? {
+        var headers = ["Content-Type": "text/calendar; charset=utf-8"]
+        if let etag { headers["If-Match"] = etag } else { headers["If-None-Match"] = "*" }
+        let response = try http.send(HTTPRequest("PUT", url(href), headers: headers, body: Data(bytes)))
+        if response.status == 412 { throw RemoteError(.preconditionFailed, "changed on the server since the last sync", url: HTTPFunnel.redacted(url(href)), status: 412) }
+        guard (200..<300).contains(response.status) else {
+            throw RemoteError(.httpStatus, "PUT was refused", url: HTTPFunnel.redacted(url(href)), status: response.status)
+        }
+        return response.header("etag")
+    }
+
+    /// Removes an item unless it changed since `etag` (a missing item counts as removed).
+    package func delete(_ href: String, etag: String?) throws(RemoteError) {
+        var headers: [String: String] = [:]
+        if let etag { headers["If-Match"] = etag }
+        let response = try http.send(HTTPRequest("DELETE", url(href), headers: headers))
+        if response.status == 412 { throw RemoteError(.preconditionFailed, "changed on the server since the last sync", url: HTTPFunnel.redacted(url(href)), status: 412) }
+        guard (200..<300).contains(response.status) || response.status == 404 else {
+            throw RemoteError(.httpStatus, "DELETE was refused", url: HTTPFunnel.redacted(url(href)), status: response.status)
+        }
+    }
+}
+

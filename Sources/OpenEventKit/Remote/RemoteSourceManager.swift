@@ -1,0 +1,202 @@
+import Foundation
+import ICalKit
+
+/// Adds, lists, removes and syncs a store's remote sources (CalDAV accounts and subscribed
+/// feeds). Each remote calendar is mirrored as a collection of the store, so every reader
+/// (the index, `ical query`, khal) works on it offline; the mirror changes only through the
+/// store's batches.
+package struct RemoteSourceManager {
+    package let store: FolderStore
+    package let files: RemoteSourceFiles
+
+    package init(store: FolderStore) {
+        self.store = store
+        files = RemoteSourceFiles(storeRoot: store.root)
+    }
+
+    /// What one source's sync did.
+    package struct SourceReport {
+        package var source: String
+        package var calendars: [CalendarSyncReport] = []
+        /// Why the source (or a calendar of it) could not be synced at all.
+        package var failures: [String] = []
+    }
+
+    // MARK: Adding and removing
+
+    /// The HTTP funnel of a source, with its password.
+    package static func funnel(_ record: RemoteSourceRecord, password: String?) throws(RemoteError) -> (HTTPFunnel, URL) {
+        guard let url = Self.url(record.url) else {
+            throw RemoteError(.invalidArgument, "not a URL: \(record.url)")
+        }
+        return (try HTTPFunnel(baseURL: url, user: record.user, password: password,
+                               allowInsecureHTTP: record.allowInsecureHTTP ?? false), url)
+    }
+
+    /// A URL as given: `webcal://` means `https://`.
+    package static func url(_ text: String) -> URL? {
+        var text = text.trimmingCharacters(in: .whitespaces)
+        if text.lowercased().hasPrefix("webcal://") { text = "https://" + text.dropFirst("webcal://".count) }
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil, url.user == nil, url.password == nil else { return nil }
+        return url
+    }
+
+    /// Adds a source: discovers its calendars (a CalDAV account) or checks the feed (a
+    /// subscription), creates one collection per calendar in one batch, and records it.
+    package func add(_ record: RemoteSourceRecord, password: String?) throws -> RemoteSourceRecord {
+        var sources = try files.sources()
+        guard !sources.contains(where: { $0.name.lowercased() == record.name.lowercased() }) else {
+            throw RemoteError(.invalidArgument, "the store already has a source named '\(record.name)'")
+        }
+        var record = record
+        let (http, url) = try Self.funnel(record, password: password)
+        var batch = Batch()
+        var taken = Set(try store.collections().map(\.identifier))
+        switch record.kind {
+        case .caldav:
+            let client = CalDAVClient(http: http, baseURL: url)
+            let calendars = try client.discoverCalendars()
+            guard !calendars.isEmpty else {
+                throw RemoteError(.invalidArgument, "the account has no calendars", url: HTTPFunnel.redacted(url))
+            }
+            for calendar in calendars {
+                let identifier = Self.collectionIdentifier(record.name, calendar.href, taken: taken)
+                taken.insert(identifier)
+                try batch.createCollection(identifier, title: calendar.title, color: calendar.color)
+                var types: Set<CollectionEntityType> = []
+                if calendar.holdsEvents { types.insert(.event) }
+                if calendar.holdsReminders { types.insert(.reminder) }
+                try batch.setEntityTypes(types.isEmpty ? [.event] : types, of: identifier)
+                record.calendars.append(MirroredCalendar(collection: identifier, href: calendar.href,
+                                                         writable: calendar.writable, supportsSync: calendar.supportsSync))
+            }
+        case .subscription:
+            let response = try http.send(HTTPRequest("GET", url, headers: ["Accept": "text/calendar"]))
+            guard response.status == 200 else {
+                throw RemoteError(.httpStatus, "the feed could not be fetched", url: HTTPFunnel.redacted(url), status: response.status)
+            }
+            guard let read = try? ICalReader().read(Array(response.body), file: HTTPFunnel.redacted(url)), let calendar = read.calendars.first else {
+                throw RemoteError(.malformed, "the feed is not iCalendar data", url: HTTPFunnel.redacted(url))
+            }
+            let identifier = Self.collectionIdentifier(record.name, "", taken: taken)
+            let title = calendar[text: .calendarName] ?? record.name
+            try batch.createCollection(identifier, title: title, color: nil)
+            try batch.setEntityTypes([.event], of: identifier)
+            if record.refreshSeconds == nil { record.refreshSeconds = RemoteSyncEngine.refreshInterval(calendar) }
+            record.calendars = [MirroredCalendar(collection: identifier, href: HTTPFunnel.redacted(url), writable: false, supportsSync: false)]
+        }
+        _ = try store.commit(batch)
+        sources.append(record)
+        try files.setSources(sources)
+        return record
+    }
+
+    /// Removes a source and its calendars' collections (items included) and sync state.
+    package func remove(_ name: String) throws {
+        var sources = try files.sources()
+        guard let index = sources.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
+            throw RemoteError(.invalidArgument, "the store has no source named '\(name)'")
+        }
+        let record = sources[index]
+        var batch = Batch()
+        let existing = Set(try store.collections().map(\.identifier))
+        for calendar in record.calendars where existing.contains(calendar.collection) {
+            try batch.deleteCollection(calendar.collection)
+        }
+        if !batch.isEmpty { _ = try store.commit(batch) }
+        for calendar in record.calendars { try files.removeState(of: calendar.collection) }
+        sources.remove(at: index)
+        try files.setSources(sources)
+    }
+
+    /// The collection identifier for a remote calendar: readable, safe, unique in the store.
+    static func collectionIdentifier(_ source: String, _ href: String, taken: Set<String>) -> String {
+        let segment = href.split(separator: "/").last.map(String.init) ?? ""
+        var text = ""
+        for character in (source + (segment.isEmpty ? "" : "-" + (segment.removingPercentEncoding ?? segment))).lowercased() {
+            text.append(character.isASCII && (character.isLetter || character.isNumber) ? character : "-")
+        }
+        while text.contains("--") { text = text.replacingOccurrences(of: "--", with: "-") }
+        text = String(text.trimmingCharacters(in: CharacterSet(charactersIn: "-")).prefix(60))
+        if text.isEmpty { text = "remote" }
+        var candidate = text
+        var number = 2
+        while taken.contains(candidate) {
+            candidate = text + "-\(number)"
+            number += 1
+        }
+        return candidate
+    }
+
+    // MARK: Syncing
+
+    /// Syncs the named sources (all when empty), one at a time, under the store's sync lock
+    /// (so two syncs of one store never interleave); the store's own lock is taken only by
+    /// each batch. `password` is asked for each CalDAV source that needs one.
+    package func sync(_ names: [String], policy: SyncConflictPolicy, force: Bool = false,
+                      password: (RemoteSourceRecord) throws -> String?) throws -> [SourceReport] {
+        let sources = try files.sources()
+        let wanted = names.isEmpty ? sources : try names.map { name in
+            guard let source = sources.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw RemoteError(.invalidArgument, "the store has no source named '\(name)'")
+            }
+            return source
+        }
+        let lock = try StoreSystem.lockExclusively(store.root + "/.openeventkit/sync.lock")
+        defer { StoreSystem.unlock(lock) }
+        let engine = RemoteSyncEngine(store: store)
+        var reports: [SourceReport] = []
+        let existing = Set(try store.collections().map(\.identifier))
+        for source in wanted {
+            var report = SourceReport(source: source.name)
+            do {
+                let secret = source.kind == .caldav ? try password(source) : nil
+                let (http, url) = try Self.funnel(source, password: secret)
+                let titles = Dictionary(try store.collections().map { ($0.identifier, $0.title) }, uniquingKeysWith: { first, _ in first })
+                for calendar in source.calendars {
+                    let title = titles[calendar.collection] ?? calendar.collection
+                    guard existing.contains(calendar.collection) else {
+                        report.failures.append("\(title): its folder \(calendar.collection) is gone from the store; remove and add the source again")
+                        continue
+                    }
+                    do {
+                        switch source.kind {
+                        case .caldav:
+                            report.calendars.append(try engine.sync(calendar, title: title, client: CalDAVClient(http: http, baseURL: url), policy: policy))
+                        case .subscription:
+                            report.calendars.append(try engine.refresh(calendar, title: title, http: http, url: url,
+                                                                       interval: source.refreshSeconds, force: force,
+                                                                       now: Date().timeIntervalSince1970))
+                        }
+                    } catch {
+                        report.failures.append("\(title): \(error)")
+                    }
+                }
+            } catch {
+                report.failures.append("\(error)")
+            }
+            reports.append(report)
+        }
+        return reports
+    }
+
+    /// Runs a password command (`sh -c`) and returns the first line of its output. The
+    /// command's text is not secret (`pass show calendar`); its output is, and is kept in
+    /// memory only.
+    package static func runPasswordCommand(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw RemoteError(.invalidArgument, "the password command failed with status \(process.terminationStatus)")
+        }
+        let text = String(decoding: data.prefix(4096), as: UTF8.self)
+        return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+}

@@ -1,0 +1,282 @@
+import ArgumentParser
+import Foundation
+import ICalKit
+import OpenEventKit
+
+extension ICal {
+    /// `ical sources`: the CalDAV accounts and subscribed feeds the store mirrors.
+    struct Sources: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add, list and remove CalDAV accounts and subscribed calendar feeds.",
+            discussion: """
+                Each remote calendar is mirrored in the store as a calendar folder, so every
+                command (and khal) works on it offline; `ical sync` brings both sides up to
+                date. What was last synced (sync tokens, each item's href and ETag) is kept in
+                the store's .openeventkit/ folder, never in the items; passwords are never
+                written anywhere: they come from --password-command, run at each sync, or are
+                asked on the terminal.
+
+                `http://` is refused for servers other than this machine (the password and
+                the calendars would travel unencrypted) unless --allow-insecure-http.
+                `webcal://` feeds are fetched over https.
+
+                These commands act as ical with full access to events.
+
+                Examples:
+                  ical sources add caldav https://dav.example.com/ --name Work --user ada --password-command 'pass show dav'
+                  ical sources add subscription webcal://school.example/holidays.ics --name Holidays --refresh 1d
+                  ical sources list
+                  ical sync
+                  ical sources remove Holidays --yes
+                """,
+            subcommands: [Add.self, List.self, Remove.self],
+            defaultSubcommand: List.self)
+    }
+
+    /// `ical sync`: both ways, every source or the named ones.
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sync the store's CalDAV calendars both ways and refresh its subscribed feeds.",
+            discussion: """
+                For each CalDAV calendar: what changed on the server comes down (RFC 6578
+                sync-collection when the server offers it, else a listing of ETags, then
+                calendar-multiget), and every local creation, change and removal since the
+                last sync goes up (from any program: ical, khal, an editor), with
+                If-None-Match: * for new items and If-Match for changes and removals, so
+                nothing on the server is overwritten unseen. An item changed on both sides
+                is a conflict, settled by --conflicts: keep-both (the default: the server's
+                version wins the item, the local one is kept as a new item marked
+                X-OPENEVENTKIT-CONFLICT and uploaded at the next sync), server, or local.
+
+                Feeds are fetched again when their interval has passed (--refresh of
+                `sources add`, else the feed's REFRESH-INTERVAL, else 1 hour), or always with
+                --force; an unchanged feed costs one conditional request; a feed that fails
+                or is not iCalendar keeps its last good copy.
+
+                Prints one line per calendar (Work/Personal: 12 down, 3 up, 1 conflict) and
+                each conflict and problem; exits with 1 when something could not be synced.
+
+                Examples:
+                  ical sync
+                  ical sync Work --conflicts server
+                  ical sync Holidays --force
+                """)
+
+        @Argument(help: ArgumentHelp("The sources to sync (default: all).", valueName: "name"))
+        var names: [String] = []
+
+        @Option(help: "What to do with an item changed on both sides.")
+        var conflicts: ConflictChoice = .keepBoth
+
+        @Flag(help: "Fetch subscribed feeds even when their refresh interval has not passed.")
+        var force = false
+
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        enum ConflictChoice: String, ExpressibleByArgument, CaseIterable {
+            case keepBoth = "keep-both", server, local
+        }
+
+        func run() throws {
+            let store = try storeOptions.open(needing: .full, for: "syncing")
+            guard let backend = store.folderStore else { throw ExitCode(1) }
+            let manager = RemoteSourceManager(store: backend)
+            let reports: [RemoteSourceManager.SourceReport]
+            do {
+                reports = try manager.sync(names, policy: SyncConflictPolicy(rawValue: conflicts.rawValue)!, force: force,
+                                           password: SourcePassword.obtain)
+            } catch {
+                printError("ical sync: \(error)")
+                throw ExitCode(1)
+            }
+            if reports.isEmpty { print("No sources: add one with `ical sources add caldav URL --name NAME --user USER`.") }
+            var failed = false
+            for report in reports {
+                for calendar in report.calendars {
+                    print("\(report.source)/\(calendar)")
+                    calendar.conflicts.forEach { print("  conflict: \($0)") }
+                    calendar.problems.forEach { printError("  \(report.source)/\(calendar.title): \($0)") }
+                    if !calendar.problems.isEmpty { failed = true }
+                }
+                for failure in report.failures {
+                    printError("ical sync: \(report.source): \(failure)")
+                    failed = true
+                }
+            }
+            store.refreshSourcesIfNecessary()
+            if failed { throw ExitCode(1) }
+        }
+    }
+}
+
+/// Where a source's password comes from: its command, else the terminal.
+enum SourcePassword {
+    static func obtain(_ record: RemoteSourceRecord) throws -> String? {
+        if let command = record.passwordCommand { return try RemoteSourceManager.runPasswordCommand(command) }
+        guard record.user != nil else { return nil }
+        guard let password = readFromTerminal("Password for \(record.user ?? "") at \(record.url): ") else {
+            throw RemoteError(.invalidArgument, "a password is needed and there is no terminal to ask on: give the source a --password-command")
+        }
+        return password
+    }
+
+    /// Reads a line from /dev/tty without echo, or nil with no terminal.
+    static func readFromTerminal(_ prompt: String) -> String? {
+        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var original = termios()
+        guard tcgetattr(descriptor, &original) == 0 else { return nil }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(descriptor, TCSAFLUSH, &original)
+            _ = "\n".withCString { write(descriptor, $0, 1) }
+        }
+        _ = prompt.withCString { write(descriptor, $0, strlen($0)) }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != 10, bytes.count < 4096 { bytes.append(byte) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension ICal.Sources {
+    /// `ical sources add caldav|subscription`.
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a CalDAV account (its calendars are found and mirrored) or a subscribed feed.",
+            discussion: """
+                caldav: discovery as clients do it: /.well-known/caldav (RFC 6764), else the
+                URL as given; the user's principal, its calendar home and the calendars there,
+                with their names, colours, kinds (events, reminders) and whether the account
+                may write to them. Nothing is downloaded until `ical sync`.
+
+                subscription: an iCalendar feed (https://, webcal://), read-only.
+
+                Examples:
+                  ical sources add caldav http://127.0.0.1:5232/ --name Radicale --user ada --password-command 'cat ~/.dav-password'
+                  ical sources add subscription https://example.org/holidays.ics --name Holidays --refresh 12h
+                """)
+
+        enum Kind: String, ExpressibleByArgument, CaseIterable { case caldav, subscription }
+
+        @Argument(help: "caldav or subscription.") var kind: Kind
+        @Argument(help: "The server's or the feed's URL.") var url: String
+        @Option(help: "The name of the source (unique in the store).") var name: String
+        @Option(help: "The account's user name (caldav).") var user: String?
+        @Option(name: .customLong("password-command"),
+                help: ArgumentHelp("A command whose first line of output is the password, run at each sync (default: ask on the terminal).", valueName: "command"))
+        var passwordCommand: String?
+        @Flag(name: .customLong("allow-insecure-http"), help: "Allow plain http:// to a server other than this machine.")
+        var allowInsecureHTTP = false
+        @Option(help: ArgumentHelp("How often a feed is fetched again: 30m, 12h, 1d (default: the feed's REFRESH-INTERVAL, else 1h).", valueName: "interval"))
+        var refresh: String?
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        func validate() throws {
+            if kind == .subscription && (user != nil || passwordCommand != nil) {
+                throw ValidationError("--user and --password-command are for caldav sources.")
+            }
+            if kind == .caldav && refresh != nil { throw ValidationError("--refresh is for subscriptions.") }
+            if name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name must not be empty.") }
+            if RemoteSourceManager.url(url) == nil {
+                throw ValidationError("'\(url)' is not a URL such as https://dav.example.com/ (credentials go in --user and --password-command, not in the URL).")
+            }
+        }
+
+        func run() throws {
+            var seconds: Int?
+            if let refresh {
+                guard let duration = try? LessonText.duration(refresh), duration.nominalSeconds >= 60 else {
+                    printError("ical sources add: --refresh '\(refresh)' is not an interval of a minute or more, such as 30m, 12h or 1d")
+                    throw ExitCode(2)
+                }
+                seconds = Int(duration.nominalSeconds)
+            }
+            let store = try storeOptions.open(needing: .full, for: "adding a source")
+            guard let backend = store.folderStore else { throw ExitCode(1) }
+            let record = RemoteSourceRecord(name: name, kind: kind == .caldav ? .caldav : .subscription, url: url, user: user,
+                                            passwordCommand: passwordCommand, allowInsecureHTTP: allowInsecureHTTP ? true : nil,
+                                            refreshSeconds: seconds)
+            do {
+                let password = kind == .caldav ? try SourcePassword.obtain(record) : nil
+                let added = try RemoteSourceManager(store: backend).add(record, password: password)
+                print("Added \(added.name) with \(added.calendars.count) calendar\(added.calendars.count == 1 ? "" : "s"): "
+                      + added.calendars.map(\.collection).joined(separator: ", ") + ". Run `ical sync` to fetch them.")
+            } catch {
+                printError("ical sources add: \(error)")
+                throw ExitCode(1)
+            }
+            store.refreshSourcesIfNecessary()
+        }
+    }
+
+    /// `ical sources list`.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the sources and their calendars.")
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        func run() throws {
+            let store = try storeOptions.open(needing: .full, for: "listing sources")
+            guard let backend = store.folderStore else { throw ExitCode(1) }
+            let sources: [RemoteSourceRecord]
+            do { sources = try RemoteSourceFiles(storeRoot: backend.root).sources() } catch {
+                printError("ical sources: \(error)")
+                throw ExitCode(1)
+            }
+            if sources.isEmpty { print("No sources.") }
+            for source in sources {
+                var line = "\(source.name)  \(source.kind == .caldav ? "caldav" : "subscription")  \(source.url)"
+                if let user = source.user { line += "  user \(user)" }
+                print(line)
+                for calendar in source.calendars {
+                    print("  \(calendar.collection)  \(calendar.href)\(calendar.writable ? "" : "  read-only")")
+                }
+            }
+        }
+    }
+
+    /// `ical sources remove`.
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a source and its mirrored calendars from the store (the server is not touched).",
+            discussion: "Asks on the terminal first; --yes skips the question (needed without a terminal).")
+        @Argument(help: "The source's name.") var name: String
+        @Flag(help: "Do not ask.") var yes = false
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        func run() throws {
+            let store = try storeOptions.open(needing: .full, for: "removing a source")
+            guard let backend = store.folderStore else { throw ExitCode(1) }
+            if !yes {
+                guard let answer = SourcePassword.readLine("Remove \(name) and every item mirrored from it from this store? [y/N] ") else {
+                    printError("ical sources remove: no terminal to confirm on; give --yes")
+                    throw ExitCode(1)
+                }
+                guard ["y", "yes"].contains(answer.lowercased()) else { throw ExitCode(1) }
+            }
+            do { try RemoteSourceManager(store: backend).remove(name) } catch {
+                printError("ical sources remove: \(error)")
+                throw ExitCode(1)
+            }
+            print("Removed \(name).")
+            store.refreshSourcesIfNecessary()
+        }
+    }
+}
+
+extension SourcePassword {
+    /// Reads a line from /dev/tty (echoed), or nil with no terminal.
+    static func readLine(_ prompt: String) -> String? {
+        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        _ = prompt.withCString { write(descriptor, $0, strlen($0)) }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != 10, bytes.count < 256 { bytes.append(byte) }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+}
