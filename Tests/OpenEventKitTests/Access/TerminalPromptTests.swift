@@ -92,9 +92,16 @@ import Testing
         }
         #expect(granted)
         #expect(access.authorizationStatus(for: .event) == .fullAccess)
-        #expect(terminal.transcript.contains("“Lessons” would like full access to your calendar."))
-        #expect(terminal.transcript.contains("Lessons uses this for NSCalendarsFullAccessUsageDescription."))
-        #expect(terminal.transcript.contains("org.example.lessons"))
+        #expect(terminal.transcript.contains("""
+            Calendar access request\r
+              App:    Lessons\r
+              ID:     org.example.lessons\r
+              Reason: Lessons uses this for NSCalendarsFullAccessUsageDescription.\r
+            This app would like full access to your calendar.\r
+            Allowing lets it see, change and delete all your events and calendars.\r
+            (change it later with `ical privacy`)\r
+            Allow or Don't Allow? [a/d]
+            """), "\(terminal.transcript)")
     }
 
     @Test func dontAllowOnTheTerminalDeniesAndRecords() throws {
@@ -110,7 +117,7 @@ import Testing
         }
         #expect(granted == false)
         #expect(access.authorizationStatus(for: .event) == .denied)
-        #expect(terminal.transcript.contains("“Lessons” would like to add events to your calendar."))
+        #expect(terminal.transcript.contains("This app would like to add events to your calendar."))
     }
 
     @Test func aClosedTerminalIsNoAnswer() throws {
