@@ -103,27 +103,30 @@ struct StoreAppOptions: ParsableArguments {
         let kind = entityType == .event ? "events" : "reminders"
         let key: AppManifest.UsageDescriptionKey = entityType == .reminder ? .remindersFullAccess
             : (level == .writeOnly ? .calendarsWriteOnlyAccess : .calendarsFullAccess)
-        var lines = ["ical: \(action) needs \(level) access to \(kind); \(manifest.bundleIdentifier) has \(status)."]
+        // The manifest's text is the app's own: one line each, bounded, control characters shown.
+        let app = TerminalText.line(manifest.bundleIdentifier, maximumLength: 200)
+        let name = TerminalText.line(manifest.displayName, maximumLength: 200)
+        var lines = ["ical: \(action) needs \(level) access to \(kind); \(app) has \(status)."]
         if let usage = manifest.usageDescription(key) {
-            lines.append("  \(manifest.displayName) says why (\(key.rawValue)): \(usage)")
+            lines.append("  \(name) says why (\(key.rawValue)): \(TerminalText.line(usage, maximumLength: 1000))")
         } else {
-            lines.append("  \(manifest.displayName)'s Info.plist has no \(key.rawValue), so it cannot be asked for this access.")
+            lines.append("  \(name)'s Info.plist has no \(key.rawValue), so it cannot be asked for this access.")
         }
         switch status {
         case .restricted:
-            lines.append("  A policy restricts this app (.openeventkit/policy.json): lift it with: ical privacy unrestrict \(manifest.bundleIdentifier)\(storeFlag)")
+            lines.append("  A policy restricts this app (.openeventkit/policy.json): lift it with: ical privacy unrestrict \(shellQuoted(app))\(storeFlag)")
         case .writeOnly where entityType == .event && level == .full:
             lines.append("  Write-only access can add events but never read them, not even the ones it added.")
             fallthrough
         default:
             let flag = entityType == .event ? "--events \(level == .writeOnly ? "write-only" : "full")" : "--reminders full"
-            lines.append("  Grant it with: ical privacy grant \(manifest.bundleIdentifier) \(flag)\(storeFlag)")
+            lines.append("  Grant it with: ical privacy grant \(shellQuoted(app)) \(flag)\(storeFlag)")
         }
         return lines.joined(separator: "\n")
     }
 
     private var storeFlag: String {
-        store.map { " --store \(shellQuoted($0))" } ?? ""
+        store.map { " --store \(shellQuoted(TerminalText.line($0)))" } ?? ""
     }
 
     /// The calendar with an identifier or title, among those the store shows.
@@ -133,8 +136,8 @@ struct StoreAppOptions: ParsableArguments {
             ?? candidates.first(where: { $0.title.lowercased() == name.lowercased() }) {
             return match
         }
-        let known = candidates.map { "'\($0.title)' (\($0.calendarIdentifier))" }.joined(separator: ", ")
-        printError("ical: there is no calendar '\(name)'; the store has \(known.isEmpty ? "none" : known)")
+        let known = candidates.map { "'\(TerminalText.line($0.title))' (\(TerminalText.line($0.calendarIdentifier)))" }.joined(separator: ", ")
+        printError("ical: there is no calendar '\(TerminalText.line(name))'; the store has \(known.isEmpty ? "none" : known)")
         throw ExitCode(1)
     }
 }
