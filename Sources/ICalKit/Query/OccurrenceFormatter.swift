@@ -16,6 +16,7 @@
 /// The CSV form writes every cell exactly as it is, formula-like cells (`=`, `+`, `-`, `@`)
 /// included: CSV here is data for programs, and guarding a cell against spreadsheet formulas
 /// (OWASP's `'` prefix) would change it. Open untrusted CSV in a spreadsheet with care.
+/// See <doc:TerminalText>.
 public struct OccurrenceFormatter: Sendable {
     /// The zone to show timed occurrences in, or nil to keep each occurrence's own zone.
     public var displayZone: (any TimeZoneRules)?
