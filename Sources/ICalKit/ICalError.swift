@@ -66,11 +66,12 @@ public struct ICalError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(diagnostic.code, diagnostic.message, file: diagnostic.file, line: diagnostic.line)
     }
 
-    /// `file:line: message`, with the parts that are known.
+    /// `file:line: message`, with the parts that are known, on one line and safe for a
+    /// terminal (control characters show as ``TerminalText`` escapes).
     public var description: String {
         var location = ""
         if let file { location = file }
         if let line { location += location.isEmpty ? "line \(line)" : ":\(line)" }
-        return location.isEmpty ? message : "\(location): \(message)"
+        return TerminalText.line(location.isEmpty ? message : "\(location): \(message)")
     }
 }

@@ -35,10 +35,13 @@ struct OutputOptions: ParsableArguments {
     var output: String = "-"
 }
 
-/// Prints to standard error.
+/// Prints to standard error, safe for a terminal: control characters other than line feeds
+/// and tabs show as ``TerminalText`` escapes (`\u{1B}`). Values that could hold a line feed
+/// of their own (a title, a usage string) are passed through `TerminalText.line` by the
+/// caller, so they cannot start a line that looks like another message.
 func printError(_ text: String) {
     var standardError = StandardError()
-    print(text, to: &standardError)
+    print(TerminalText.lines(text), to: &standardError)
 }
 
 struct StandardError: TextOutputStream {

@@ -270,7 +270,7 @@ struct StoreImport {
         var description: String {
             var text = "Imported \(report.added) new item\(report.added == 1 ? "" : "s")"
             if report.updated > 0 { text += " and replaced \(report.updated)" }
-            text += " into \(report.calendars.sorted().joined(separator: ", "))"
+            text += " into \(report.calendars.sorted().map { TerminalText.line($0) }.joined(separator: ", "))"
             if report.uidsAdded > 0 { text += " (\(report.uidsAdded) component\(report.uidsAdded == 1 ? "" : "s") without UID got one)" }
             return text + "."
         }

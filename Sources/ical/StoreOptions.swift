@@ -81,8 +81,8 @@ struct StoreAppOptions: ParsableArguments {
             ?? candidates.first(where: { $0.title.lowercased() == name.lowercased() }) {
             return match
         }
-        let known = candidates.map { "'\($0.title)' (\($0.calendarIdentifier))" }.joined(separator: ", ")
-        printError("ical: there is no calendar '\(name)'; the store has \(known.isEmpty ? "none" : known)")
+        let known = candidates.map { "'\(TerminalText.line($0.title))' (\(TerminalText.line($0.calendarIdentifier)))" }.joined(separator: ", ")
+        printError("ical: there is no calendar '\(TerminalText.line(name))'; the store has \(known.isEmpty ? "none" : known)")
         throw ExitCode(1)
     }
 }
@@ -129,11 +129,14 @@ struct AppAccess {
         let kind = entityType == .event ? "events" : "reminders"
         let key: AppManifest.UsageDescriptionKey = entityType == .reminder ? .remindersFullAccess
             : (level == .writeOnly ? .calendarsWriteOnlyAccess : .calendarsFullAccess)
-        var lines = ["ical: \(action) needs \(level) access to \(kind); \(manifest.bundleIdentifier) has \(status)."]
+        // The manifest's text is the app's own: one line each, bounded, control characters shown.
+        let app = TerminalText.line(manifest.bundleIdentifier, maximumLength: 200)
+        let name = TerminalText.line(manifest.displayName, maximumLength: 200)
+        var lines = ["ical: \(action) needs \(level) access to \(kind); \(app) has \(status)."]
         if let usage = manifest.usageDescription(key) {
-            lines.append("  \(manifest.displayName) says why (\(key.rawValue)): \(usage)")
+            lines.append("  \(name) says why (\(key.rawValue)): \(TerminalText.line(usage, maximumLength: 1000))")
         } else {
-            lines.append("  \(manifest.displayName)'s Info.plist has no \(key.rawValue), so it cannot be asked for this access.")
+            lines.append("  \(name)'s Info.plist has no \(key.rawValue), so it cannot be asked for this access.")
         }
         switch status {
         case .restricted where !manifest.entitlements.allowsCalendarData:
@@ -141,12 +144,12 @@ struct AppAccess {
                          + (manifest.entitlements.path.map { " in \($0)" } ?? "") + ": it gets no access to events or reminders and is never asked.")
             lines.append("  Add <key>\(AppEntitlements.calendars)</key><true/> to its .entitlements file.")
         case .restricted:
-            lines.append("  A policy restricts this app (.openeventkit/policy.json): lift it with: ical privacy unrestrict \(manifest.bundleIdentifier)\(storeFlag)")
+            lines.append("  A policy restricts this app (.openeventkit/policy.json): lift it with: ical privacy unrestrict \(shellQuoted(app))\(storeFlag)")
         case .writeOnly where entityType == .event && level == .full:
             lines.append("  Write-only access can add events but never read them, not even the ones it added.")
             fallthrough
         default:
-            lines.append("  Grant it with: ical privacy grant \(manifest.bundleIdentifier) \(grantFlag(level, entityType))\(storeFlag)")
+            lines.append("  Grant it with: ical privacy grant \(shellQuoted(app)) \(grantFlag(level, entityType))\(storeFlag)")
         }
         return lines.joined(separator: "\n")
     }
@@ -158,7 +161,7 @@ struct AppAccess {
 
     /// ` --store DIR` when the store is not the default one.
     var storeFlag: String {
-        storeArgument.map { " --store \(shellQuoted($0))" } ?? ""
+        storeArgument.map { " --store \(shellQuoted(TerminalText.line($0)))" } ?? ""
     }
 }
 

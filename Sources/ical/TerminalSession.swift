@@ -6,6 +6,7 @@ import Musl
 #error("Unsupported Platform")
 #endif
 import Foundation
+import ICalKit
 import OpenEventKit
 
 /// The user's terminal for the trusted helpers (`ical ui ...`): the controlling terminal,
@@ -45,9 +46,12 @@ final class TerminalSession {
 
     deinit { close(descriptor) }
 
-    /// Writes text as it is (newlines become CR LF through the terminal's output mode).
+    /// Writes text, safe for the terminal: line feeds and tabs as they are (line feeds become
+    /// CR LF through the terminal's output mode), every other control character shown as a
+    /// TerminalText escape (`\u{1B}`). Values from the store are passed through
+    /// `TerminalText.line` by the caller, so they stay on their line.
     func write(_ text: String) {
-        TerminalIO.write(text, to: descriptor)
+        TerminalIO.write(TerminalText.lines(text), to: descriptor)
     }
 
     /// Shows `prompt` and reads one line (without its line end, surrounding spaces removed);

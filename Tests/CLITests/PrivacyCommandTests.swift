@@ -196,7 +196,14 @@ import Testing
         let plist = try manifest(in: folder)
         let result = try requestOnTerminal(["--app", plist, "--events", "full", "--store", store], answer: "a")
         #expect(result.status == 0, "\(result.transcript)")
-        #expect(result.transcript.contains("“Lessons” would like full access to your calendar.\nLessons shows your timetable beside your events.\n"))
+        #expect(result.transcript.contains("""
+            Calendar access request
+              App:    Lessons
+              ID:     org.example.lessons
+              Reason: Lessons shows your timetable beside your events.
+            This app would like full access to your calendar.
+
+            """), "\(result.transcript)")
         #expect(result.transcript.contains("Allow or Don't Allow? [a/d] a\nAllowed.\norg.example.lessons: granted (events fullAccess)\n"))
         let status = try run(["status", "--app", "org.example.lessons"], store: store)
         #expect(status.stdout.contains("events:    fullAccess (prompt, 2026-11-22T10:00:00Z)"))

@@ -6,6 +6,12 @@
 /// `true` or `false`; categories are joined with `,`. Quoting follows RFC 4180: rows end
 /// with CRLF, a field containing a comma, a double quote, CR or LF is enclosed in double
 /// quotes, and double quotes inside it are doubled. Text is UTF-8 without a byte order mark.
+///
+/// Every cell is the calendar's text exactly, control characters included, and cells that
+/// start with `=`, `+`, `-` or `@` are not guarded against spreadsheet formulas (OWASP's
+/// `'` prefix): the CSV is data for programs, a prefix would change values such as `-5` or
+/// `@home`, and it does not protect every spreadsheet. Open CSV made from untrusted calendars
+/// in a spreadsheet with care, or import it as text. See <doc:TerminalText>.
 public struct ComponentCSVWriter: Sendable {
     /// The header row.
     public static let columns = ["uid", "summary", "start", "end", "all-day", "time zone", "location",

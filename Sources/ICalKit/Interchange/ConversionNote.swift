@@ -29,6 +29,7 @@ public struct ConversionNote: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `in.ics:12: repaired: TZID "W. Europe Standard Time" -> "Europe/Berlin"`.
-    public var description: String { "\(file ?? "<input>"):\(line): \(kind.rawValue): \(message)" }
+    /// `in.ics:12: repaired: TZID "W. Europe Standard Time" -> "Europe/Berlin"`, on one line
+    /// and safe for a terminal (control characters show as ``TerminalText`` escapes).
+    public var description: String { TerminalText.line("\(file ?? "<input>"):\(line): \(kind.rawValue): \(message)") }
 }

@@ -91,27 +91,46 @@ enum JCalJSON: Sendable, Hashable {
     }
 
     /// Writes a string literal: `"` and `\` escaped, control characters as `\n`, `\r`,
-    /// `\t`, `\b`, `\f` or `\u00XX`; everything else (including non-ASCII) as UTF-8.
+    /// `\t`, `\b`, `\f` or `\u00XX`; DEL, the C1 controls, the bidirectional controls and
+    /// U+2028/U+2029 (``TerminalText/isShownEscaped(_:)``) as `\uXXXX`, so the exact text is
+    /// never a control sequence on a terminal; everything else (including non-ASCII) as UTF-8.
     static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
-            case 0x0A: output.append(contentsOf: "\\n".utf8)
-            case 0x0D: output.append(contentsOf: "\\r".utf8)
-            case 0x09: output.append(contentsOf: "\\t".utf8)
-            case 0x08: output.append(contentsOf: "\\b".utf8)
-            case 0x0C: output.append(contentsOf: "\\f".utf8)
-            case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: "\\u00".utf8)
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            default: output.append(byte)
+        // Lead bytes of everything above 0x7E that is escaped: C1 (0xC2), U+061C (0xD8),
+        // bidirectional controls and separators (0xE2).
+        if text.utf8.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) {
+            let hex = Array("0123456789abcdef".utf8)
+            for scalar in text.unicodeScalars {
+                if scalar.value >= 0x7F && TerminalText.isShownEscaped(scalar) {
+                    output.append(contentsOf: "\\u".utf8)
+                    for shift in [12, 8, 4, 0] { output.append(hex[Int(scalar.value >> UInt32(shift)) & 0x0F]) }
+                } else {
+                    UTF8.encode(scalar) { appendEscaped($0, to: &output) }
+                }
             }
+        } else {
+            for byte in text.utf8 { appendEscaped(byte, to: &output) }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// One byte of a string literal's content, `"`, `\` and the C0 controls escaped.
+    private static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
+        case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
+        case 0x0A: output.append(contentsOf: "\\n".utf8)
+        case 0x0D: output.append(contentsOf: "\\r".utf8)
+        case 0x09: output.append(contentsOf: "\\t".utf8)
+        case 0x08: output.append(contentsOf: "\\b".utf8)
+        case 0x0C: output.append(contentsOf: "\\f".utf8)
+        case 0x00..<0x20:
+            let hex = Array("0123456789abcdef".utf8)
+            output.append(contentsOf: "\\u00".utf8)
+            output.append(hex[Int(byte >> 4)])
+            output.append(hex[Int(byte & 0x0F)])
+        default: output.append(byte)
+        }
     }
 
     // MARK: Reading

@@ -34,8 +34,9 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
                   message: diagnostic.message)
     }
 
-    /// `FILE:LINE: SEVERITY: [rule] message`.
-    public var description: String { "\(file):\(line): \(severity.rawValue): [\(rule)] \(message)" }
+    /// `FILE:LINE: SEVERITY: [rule] message`, on one line and safe for a terminal (control
+    /// characters in the file name or the message show as ``TerminalText`` escapes).
+    public var description: String { TerminalText.line("\(file):\(line): \(severity.rawValue): [\(rule)] \(message)") }
 }
 
 /// What ``Linter`` found in one file.

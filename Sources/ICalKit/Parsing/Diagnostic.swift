@@ -45,7 +45,10 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `file:line: error: message (VEVENT, DTSTART)`, in the shape compilers use.
+    /// `file:line: error: message [VEVENT DTSTART]`, in the shape compilers use, on one line
+    /// and safe for a terminal: the file name and the message may quote untrusted text, so
+    /// control characters show as ``TerminalText`` escapes (`\u{1B}`), line feeds included.
+    /// The fields themselves keep the exact text.
     public var description: String {
         var text = "\(file ?? "<input>"):\(line): \(severity.rawValue): \(message)"
         switch (component, property) {
@@ -54,6 +57,6 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         case let (nil, property?): text += " [\(property)]"
         case (nil, nil): break
         }
-        return text
+        return TerminalText.line(text)
     }
 }

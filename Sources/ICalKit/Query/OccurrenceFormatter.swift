@@ -9,6 +9,14 @@
 /// for an event that does not recur), `summary`, `start`, `end` (for all-day occurrences the
 /// exclusive end date, as in iCalendar), `allDay`, `timeZone` (the zone's name, `UTC`, or null
 /// when floating), `component` (`VEVENT`, `VTODO`, `VJOURNAL`), `location`, `status`, `source`.
+/// Strings are exact: `"`, `\` and the C0 controls are escaped as JSON requires, and DEL, the
+/// C1 controls, the bidirectional controls and U+2028/U+2029 (``TerminalText/isShownEscaped(_:)``)
+/// as `\uXXXX` too, so JSON on a terminal sends no control sequence and decodes to the same text.
+///
+/// The CSV form writes every cell exactly as it is, formula-like cells (`=`, `+`, `-`, `@`)
+/// included: CSV here is data for programs, and guarding a cell against spreadsheet formulas
+/// (OWASP's `'` prefix) would change it. Open untrusted CSV in a spreadsheet with care.
+/// See <doc:TerminalText>.
 public struct OccurrenceFormatter: Sendable {
     /// The zone to show timed occurrences in, or nil to keep each occurrence's own zone.
     public var displayZone: (any TimeZoneRules)?
@@ -113,7 +121,7 @@ public struct OccurrenceFormatter: Sendable {
     private static func appendJSON(_ text: String?, to out: inout [UInt8]) {
         guard let text else { return append("null", to: &out) }
         let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard !bytes.contains(where: needsJSONEscape) else { return false }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
@@ -178,9 +186,17 @@ public struct OccurrenceFormatter: Sendable {
         }
     }
 
+    /// Whether a UTF-8 byte may start something a JSON string escapes: a C0 control, `"`, `\`,
+    /// DEL, or the lead byte of a C1 control (0xC2), U+061C (0xD8) or a bidirectional control
+    /// or separator (0xE2); the slow path decides by scalar.
+    static func needsJSONEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+            || byte == 0xC2 || byte == 0xD8 || byte == 0xE2
+    }
+
     static func jsonString(_ text: String) -> String {
         // Most text needs no escaping: copy it whole.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !text.utf8.contains(where: needsJSONEscape) {
             return "\"" + text + "\""
         }
         var out = "\""
@@ -191,7 +207,9 @@ public struct OccurrenceFormatter: Sendable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where TerminalText.isShownEscaped(scalar):
+                // C0 controls as JSON requires; DEL, C1, bidirectional controls and U+2028/9
+                // too, so the exact text is never a control sequence on a terminal.
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
@@ -232,6 +250,11 @@ public struct OccurrenceFormatter: Sendable {
     /// A readable agenda grouped by day (the day in the display zone, or the occurrence's own
     /// local day), all-day ranges with their inclusive last day. `color` adds ANSI bold to the
     /// day headings (for a terminal only).
+    ///
+    /// One occurrence is one line: the calendar's text (summary, location, zone name) is
+    /// untrusted, so its control characters, line feeds and tabs included, are shown as
+    /// ``TerminalText`` escapes (`\u{1B}`, `\u{0A}`), and no value can start a line of its own.
+    /// The JSON and CSV forms keep the exact text.
     public func agenda(_ matches: [OccurrenceQuery.Match], color: Bool = false) -> String {
         agenda(matches.map(OccurrenceListing.init), color: color)
     }
@@ -259,10 +282,10 @@ public struct OccurrenceFormatter: Sendable {
                         : " - \(endLocal.date) " + Self.clock(endLocal.time)
                 }
             }
-            var line = "  " + when.padding(toLength: 12) + " " + (listing.summary ?? "(no title)")
-            if let location = listing.location, !location.isEmpty { line += " @ " + location }
+            var line = "  " + when.padding(toLength: 12) + " " + (listing.summary.map { TerminalText.line($0) } ?? "(no title)")
+            if let location = listing.location, !location.isEmpty { line += " @ " + TerminalText.line(location) }
             if listing.isToDo { line += " [to-do]" }
-            if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName { line += " (\(zoneName))" }
+            if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName { line += " (\(TerminalText.line(zoneName)))" }
             out += line + "\n"
         }
         return out

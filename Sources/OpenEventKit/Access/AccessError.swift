@@ -1,4 +1,5 @@
 import Foundation
+import ICalKit
 
 /// An error about access that EventKit has no code for: the app's manifest, a request the
 /// manifest does not allow, or the store's records of the user's decisions.
@@ -64,11 +65,12 @@ public struct AccessError: Error, Sendable, Hashable, CustomStringConvertible, L
     /// The same as ``description``, so `localizedDescription` says what went wrong.
     public var errorDescription: String? { description }
 
-    /// `PATH: MESSAGE; REMEDY`, on one line.
+    /// `PATH: MESSAGE; REMEDY`, on one line and safe for a terminal: a path or a manifest's
+    /// value quoted in the message shows its control characters as ``TerminalText`` escapes.
     public var description: String {
         var text = path.map { "\($0): " } ?? ""
         text += message
         if let remedy { text += "; \(remedy)" }
-        return text
+        return TerminalText.line(text)
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import ICalKit
 import Synchronization
 
 /// What the system asks the user on an app's behalf.
@@ -31,13 +32,35 @@ package struct AccessQuestion: Sendable, Hashable {
     /// The manifest key the usage description came from.
     package var usageKey: AppManifest.UsageDescriptionKey
 
-    /// The prompt's title, as the system words it.
+    /// The prompt's title, as the system words it: the app's name in quotes, for one line
+    /// of a record. The name is shown with ``TerminalText`` escapes and at most
+    /// ``TerminalPrompt/maximumNameLength`` characters; the prompt itself shows the name on a
+    /// line of its own and asks ``question``.
     package var title: String {
+        let name = TerminalText.line(appName, maximumLength: TerminalPrompt.maximumNameLength)
+        return switch kind {
+        case .fullAccessToEvents: "“\(name)” would like full access to your calendar."
+        case .writeOnlyAccessToEvents: "“\(name)” would like to add events to your calendar."
+        case .fullAccessToReminders: "“\(name)” would like full access to your reminders."
+        case .upgradeToFullAccessToEvents: "“\(name)” would like full access to your calendar. It can now only add events."
+        }
+    }
+
+    /// The heading the prompt opens with; the system's words only.
+    package var heading: String {
         switch kind {
-        case .fullAccessToEvents: "“\(appName)” would like full access to your calendar."
-        case .writeOnlyAccessToEvents: "“\(appName)” would like to add events to your calendar."
-        case .fullAccessToReminders: "“\(appName)” would like full access to your reminders."
-        case .upgradeToFullAccessToEvents: "“\(appName)” would like full access to your calendar. It can now only add events."
+        case .fullAccessToEvents, .writeOnlyAccessToEvents, .upgradeToFullAccessToEvents: "Calendar access request"
+        case .fullAccessToReminders: "Reminders access request"
+        }
+    }
+
+    /// What the app asks for, as the system words it, without the app's own text.
+    package var question: String {
+        switch kind {
+        case .fullAccessToEvents: "This app would like full access to your calendar."
+        case .writeOnlyAccessToEvents: "This app would like to add events to your calendar."
+        case .fullAccessToReminders: "This app would like full access to your reminders."
+        case .upgradeToFullAccessToEvents: "This app would like full access to your calendar. It can now only add events."
         }
     }
 
@@ -97,9 +120,7 @@ package struct TerminalPrompt: SystemPrompt {
         guard isatty(descriptor) == 1 else { return .unanswered }
         // Whatever the app typed ahead is not an answer to a question it has not seen yet.
         tcflush(descriptor, TCIFLUSH)
-        var text = "\n\(question.title)\n\(question.usageDescription)\n\(question.consequence)\n"
-        text += "(app \(question.bundleIdentifier); change it later with `ical privacy`)\n"
-        guard send(text, to: descriptor) else { return .unanswered }
+        guard send(Self.text(for: question), to: descriptor) else { return .unanswered }
         for attempt in 1...max(attempts, 1) {
             guard send("Allow or Don't Allow? [a/d] ", to: descriptor) else { return .unanswered }
             guard let line = readLine(from: descriptor) else {
@@ -116,6 +137,38 @@ package struct TerminalPrompt: SystemPrompt {
         return .unanswered
     }
 
+    /// At most this many characters of the app's name and of its bundle identifier are shown.
+    package static let maximumNameLength = 200
+    /// At most this many characters of the usage description are shown…
+    package static let maximumUsageLength = 1000
+    /// …on at most this many lines.
+    package static let maximumUsageLines = 10
+
+    /// What the prompt shows before it asks: the system's heading; the app's name, bundle
+    /// identifier and usage description, each on lines of its own, after a label, bounded
+    /// and with ``TerminalText`` escapes (the usage description's own lines indented under
+    /// its first, so none can start a line of the prompt); then, from the system again, what
+    /// the app asks for and what allowing means. The question and the keys to press come
+    /// after all of it, so nothing in the manifest can change what the user is asked.
+    package static func text(for question: AccessQuestion) -> String {
+        let indent = "          "
+        let name = TerminalText.line(question.appName, maximumLength: maximumNameLength)
+        let identifier = TerminalText.line(question.bundleIdentifier, maximumLength: maximumNameLength)
+        let usage = TerminalText.visible(question.usageDescription, TerminalText.Options(
+            lineBreaks: .indented(indent), tabs: .visible, maximumLength: maximumUsageLength, maximumLines: maximumUsageLines))
+        return """
+
+            \(question.heading)
+              App:    \(name)
+              ID:     \(identifier)
+              Reason: \(usage)
+            \(question.question)
+            \(question.consequence)
+            (change it later with `ical privacy`)
+
+            """
+    }
+
     /// Reads an answer: `a`, `allow`, `y`, `yes`; or `d`, `don't allow`, `dont allow`, `n`, `no`.
     package static func parse(_ line: String) -> PromptAnswer? {
         let text = line.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
@@ -127,8 +180,10 @@ package struct TerminalPrompt: SystemPrompt {
         }
     }
 
+    /// Writes the prompt's own text; ``TerminalText/lines(_:)`` once more, so that whatever
+    /// reaches the terminal holds no control character but its line feeds.
     private func send(_ text: String, to descriptor: Int32) -> Bool {
-        TerminalIO.write(text, to: descriptor)
+        TerminalIO.write(TerminalText.lines(text), to: descriptor)
     }
 
     /// One line, or nil at end of file, on an error or when the time is up.

@@ -1,4 +1,5 @@
 import Foundation
+import ICalKit
 
 /// The error domain of every EventKit error.
 public let EKErrorDomain: String = "EKErrorDomain"
@@ -86,12 +87,14 @@ public struct EKError: Error, Sendable, Hashable, CustomStringConvertible, Local
     public static let invalidEntityType = Code.invalidEntityType
     public static let eventStoreNotAuthorized = Code.eventStoreNotAuthorized
 
-    /// `EKErrorDomain 29: message (path)`.
+    /// `EKErrorDomain 29: message (path)`, on one line and safe for a terminal: a title or a
+    /// path quoted in the message shows its control characters as ICalKit `TerminalText`
+    /// escapes (`\u{1B}`).
     public var description: String {
         var text = "\(EKErrorDomain) \(code.rawValue) (\(code))"
         if !message.isEmpty { text += ": \(message)" }
         if let path { text += " [\(path)]" }
-        return text
+        return TerminalText.line(text)
     }
 
     public var errorDescription: String? { description }

@@ -6,6 +6,7 @@ import Musl
 #error("Unsupported Platform")
 #endif
 import Foundation
+import ICalKit
 import OpenEventKit
 import Synchronization
 
@@ -171,8 +172,11 @@ enum SystemHelper {
         func get() -> ([UInt8], Int32) { lock.withLock { (output, status) } }
     }
 
-    /// Writes a line on standard error (or to the capture of ``ControllerMessages``).
+    /// Writes a line on standard error (or to the capture of ``ControllerMessages``), on one
+    /// line and safe for a terminal: an app's name or a helper's answer quoted in it shows its
+    /// control characters as ``TerminalText`` escapes.
     static func report(_ text: String) {
+        let text = TerminalText.line(text)
         if ControllerMessages.record(text) { return }
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ICalKit
 import OpenEventKit
 
 extension ICal {
@@ -42,12 +43,14 @@ extension ICal.Calendars {
             let reminders = store.authority.accessLevel(for: .reminder) == .full ? store.calendars(for: .reminder) : []
             let defaults = Set([store.defaultCalendarForNewEvents?.calendarIdentifier, store.defaultCalendarForNewReminders()?.calendarIdentifier].compactMap { $0 })
             let rows = store.calendars(for: .event).map { ($0, "events") } + reminders.map { ($0, "reminders") }
-            let width = rows.map(\.0.calendarIdentifier.count).max() ?? 0
+            // Identifiers are folder names and titles come from the store's files: one line
+            // each, control characters shown (TerminalText).
+            let width = rows.map { TerminalText.line($0.0.calendarIdentifier).count }.max() ?? 0
             for (calendar, kind) in rows.sorted(by: { ($0.1, $0.0.title) < ($1.1, $1.0.title) }) {
                 let marker = defaults.contains(calendar.calendarIdentifier) ? "*" : " "
-                let identifier = calendar.calendarIdentifier.padding(toLength: width, withPad: " ", startingAt: 0)
+                let identifier = TerminalText.line(calendar.calendarIdentifier).padding(toLength: width, withPad: " ", startingAt: 0)
                 let kindColumn = kind.padding(toLength: 9, withPad: " ", startingAt: 0)
-                print("\(marker) \(identifier)  \(kindColumn)  \(calendar.cgColor.hexString)  \(calendar.title)")
+                print("\(marker) \(identifier)  \(kindColumn)  \(calendar.cgColor.hexString)  \(TerminalText.line(calendar.title))")
             }
         }
     }
@@ -89,7 +92,7 @@ extension ICal.Calendars {
                 printError("ical: \(error)")
                 throw ExitCode(1)
             }
-            print("Created \(reminders ? "reminder list" : "calendar") '\(title)' (\(calendar.calendarIdentifier)).")
+            print("Created \(reminders ? "reminder list" : "calendar") '\(TerminalText.line(title))' (\(TerminalText.line(calendar.calendarIdentifier))).")
         }
     }
 
@@ -115,7 +118,7 @@ extension ICal.Calendars {
                 printError("ical: \(error)")
                 throw ExitCode(1)
             }
-            print("Removed '\(calendar.title)' (\(calendar.calendarIdentifier)).")
+            print("Removed '\(TerminalText.line(calendar.title))' (\(TerminalText.line(calendar.calendarIdentifier))).")
         }
     }
 
@@ -140,7 +143,7 @@ extension ICal.Calendars {
                 printError("ical: \(error)")
                 throw ExitCode(1)
             }
-            print("'\(calendar.title)' is now the default for new \(calendar.allowedEntityTypes.contains(.event) ? "events" : "reminders").")
+            print("'\(TerminalText.line(calendar.title))' is now the default for new \(calendar.allowedEntityTypes.contains(.event) ? "events" : "reminders").")
         }
     }
 }

@@ -30,6 +30,15 @@ extension ICal {
                 csv: RFC 4180 (CRLF rows, quotes doubled), a header row and one row per
                 VEVENT, VTODO and VJOURNAL: uid, summary, start, end, all-day, time zone,
                 location, description, rrule, status, categories (joined with commas).
+                Cells are written exactly as they are, also those that start with =, +, - or
+                @: no guard against spreadsheet formulas (CSV is data; a ' prefix would
+                change it). Open CSV made from untrusted calendars in a spreadsheet with
+                care.
+
+                Calendar text is untrusted: json and jcal escape every control character
+                (also DEL, C1 and bidirectional controls, as \\uXXXX) and keep the exact
+                text; ics keeps it as it is; problems on standard error show control
+                characters as escapes such as \\u{1B}.
 
                 --repair makes output other programs accept, reporting each change as
                 FILE:LINE: repaired: ... on standard error: Windows and vendor-prefixed TZIDs

@@ -105,7 +105,7 @@ extension ICal.Events {
                 printError("ical: the event was not added: \(error)")
                 throw ExitCode((error as? EKError)?.code == .eventStoreNotAuthorized ? exitNoPermission : 1)
             }
-            print(event.eventIdentifier ?? "")
+            print(TerminalText.line(event.eventIdentifier ?? ""))
         }
     }
 
@@ -136,7 +136,7 @@ extension ICal.Events {
         func run() throws {
             let store = try storeOptions.open(needing: .full, for: "removing an event")
             guard let event = store.event(withIdentifier: identifier) else {
-                printError("ical: there is no event '\(identifier)' (identifiers look like calendar/file.ics; see ical query --format json)")
+                printError("ical: there is no event '\(TerminalText.line(identifier))' (identifiers look like calendar/file.ics; see ical query --format json)")
                 throw ExitCode(1)
             }
             var target = event
@@ -167,7 +167,8 @@ extension ICal.Events {
                 printError("ical: \(error)")
                 throw ExitCode(1)
             }
-            print(occurrence == nil ? "Removed \(identifier)." : "Removed the occurrence\(future ? "s from" : " at") \(occurrence!) of \(identifier).")
+            let shown = TerminalText.line(identifier)
+            print(occurrence == nil ? "Removed \(shown)." : "Removed the occurrence\(future ? "s from" : " at") \(TerminalText.line(occurrence!)) of \(shown).")
         }
     }
 }

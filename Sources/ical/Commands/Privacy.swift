@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ICalKit
 import OpenEventKit
 
 extension ICal {
@@ -127,7 +128,9 @@ extension ICal.Privacy {
                 return
             }
             for identifier in identifiers {
-                print(identifier)
+                // Recorded identifiers are the apps' own (from their manifests): one line each,
+                // control characters shown (TerminalText).
+                print(TerminalText.line(identifier, maximumLength: 200))
                 let restricted = policy.isRestricted(identifier)
                 for (label, type) in [("events:   ", EKEntityType.event), ("reminders:", .reminder)] {
                     let decision = records.decision(for: identifier, type)
@@ -416,7 +419,7 @@ extension ICal.Privacy {
                 throw ExitCode(1)
             }
             let status = (try? controller.currentStatus(for: type)).map { "\($0)" } ?? "unknown"
-            print("\(manifest.bundleIdentifier): \(granted ? "granted" : "not granted") (\(type == .event ? "events" : "reminders") \(status))")
+            print("\(TerminalText.line(manifest.bundleIdentifier, maximumLength: 200)): \(granted ? "granted" : "not granted") (\(type == .event ? "events" : "reminders") \(status))")
             if !granted { throw ExitCode(1) }
         }
     }

@@ -28,6 +28,12 @@ extension ICal {
                 (RFC 4180, header row), ics (a VCALENDAR of the occurrences with the
                 VTIMEZONEs they need).
 
+                Calendar text is untrusted: text shows control characters, line feeds and
+                bidirectional controls as escapes such as \\u{1B} and \\u{0A}, one occurrence
+                per line; json escapes them and keeps the exact text; csv writes every cell
+                as it is, also cells that start with =, +, - or @ (no guard against
+                spreadsheet formulas: CSV is data); ics is lossless.
+
                 Examples:
                   ical query --at 2026-12 lessons.ics
                   ical query --between 2026-12-01 +7d --tz Europe/Berlin calendars/

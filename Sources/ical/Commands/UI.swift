@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ICalKit
 import OpenEventKit
 
 extension ICal {
@@ -38,8 +39,9 @@ struct UIAppOptions: ParsableArguments {
     @Option(name: .customLong("app-name"), help: ArgumentHelp("The app's name, as the user knows it (default: the bundle identifier).", valueName: "name"))
     var appName: String?
 
-    /// The name shown in the helper's header.
-    var displayName: String { appName.flatMap { $0.isEmpty ? nil : $0 } ?? appID }
+    /// The name shown in the helper's header: the app's own text, so on one line, at most
+    /// 200 characters, control characters shown (TerminalText).
+    var displayName: String { TerminalText.line(appName.flatMap { $0.isEmpty ? nil : $0 } ?? appID, maximumLength: 200) }
 
     /// The store folder's path.
     func storePath(_ command: String) throws -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ICalKit
 import OpenEventKit
 
 extension ICal.UI {
@@ -103,7 +104,7 @@ extension ICal.UI {
                 for (index, calendar) in calendars.enumerated() {
                     let selected = chosen.contains(calendar.calendarIdentifier)
                     let mark = single ? (selected ? "(•)" : "( )") : (selected ? "[x]" : "[ ]")
-                    terminal.write("  \(index + 1)  \(mark) \(calendar.title)\n")
+                    terminal.write("  \(index + 1)  \(mark) \(TerminalText.line(calendar.title))\n")
                 }
                 terminal.write("\(help)\n")
             }

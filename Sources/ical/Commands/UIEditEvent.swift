@@ -289,7 +289,7 @@ struct EventEditor {
                     guard let choice = chooseSpan("Delete this event only (t) or this and all future events (f)?") else { continue }
                     span = choice
                 } else {
-                    guard let answer = terminal.ask("Delete “\(form.title)”? [y/n] "), ["y", "yes"].contains(answer.lowercased()) else {
+                    guard let answer = terminal.ask("Delete “\(TerminalText.line(form.title))”? [y/n] "), ["y", "yes"].contains(answer.lowercased()) else {
                         terminal.write("Not deleted.\n")
                         continue
                     }
@@ -323,7 +323,7 @@ struct EventEditor {
 
     private func show(_ form: EventForm, rule: String?) {
         for field in Field.allCases { terminal.write(line(field, form) + "\n") }
-        if let rule { terminal.write("     Repeats    \(rule)\n") }
+        if let rule { terminal.write("     Repeats    \(TerminalText.line(rule))\n") }
     }
 
     private func line(_ field: Field, _ form: EventForm) -> String {
@@ -331,7 +331,13 @@ struct EventEditor {
         return "  \(field.rawValue)  \(label) \(value(field, form))"
     }
 
+    /// A field's value as the form shows it: the event's text on one line, control
+    /// characters, line feeds and tabs shown as TerminalText escapes.
     private func value(_ field: Field, _ form: EventForm) -> String {
+        TerminalText.line(plainValue(field, form))
+    }
+
+    private func plainValue(_ field: Field, _ form: EventForm) -> String {
         switch field {
         case .title: return form.title
         case .start: return form.text(form.start)
@@ -423,7 +429,7 @@ struct EventEditor {
             }
             for (index, calendar) in writable.enumerated() {
                 let mark = calendar.calendarIdentifier == form.calendar ? "*" : " "
-                terminal.write("   \(mark)\(index + 1)  \(calendar.title)\n")
+                terminal.write("   \(mark)\(index + 1)  \(TerminalText.line(calendar.title))\n")
             }
             guard let text = terminal.ask("Calendar [\(current)] (a number): ") else { return false }
             if text.isEmpty { break }

@@ -92,9 +92,16 @@ import Testing
         }
         #expect(granted)
         #expect(access.authorizationStatus(for: .event) == .fullAccess)
-        #expect(terminal.transcript.contains("“Lessons” would like full access to your calendar."))
-        #expect(terminal.transcript.contains("Lessons uses this for NSCalendarsFullAccessUsageDescription."))
-        #expect(terminal.transcript.contains("org.example.lessons"))
+        #expect(terminal.transcript.contains("""
+            Calendar access request\r
+              App:    Lessons\r
+              ID:     org.example.lessons\r
+              Reason: Lessons uses this for NSCalendarsFullAccessUsageDescription.\r
+            This app would like full access to your calendar.\r
+            Allowing lets it see, change and delete all your events and calendars.\r
+            (change it later with `ical privacy`)\r
+            Allow or Don't Allow? [a/d]
+            """), "\(terminal.transcript)")
     }
 
     @Test func dontAllowOnTheTerminalDeniesAndRecords() throws {
@@ -110,7 +117,7 @@ import Testing
         }
         #expect(granted == false)
         #expect(access.authorizationStatus(for: .event) == .denied)
-        #expect(terminal.transcript.contains("“Lessons” would like to add events to your calendar."))
+        #expect(terminal.transcript.contains("This app would like to add events to your calendar."))
     }
 
     @Test func aClosedTerminalIsNoAnswer() throws {
@@ -132,6 +139,28 @@ import Testing
                                       usageDescription: "Timetable.", usageKey: .calendarsFullAccess)
         #expect(TerminalPrompt(path: terminal.path, timeout: 0.3).ask(question) == .unanswered)
         #expect(terminal.waitFor("No answer; nothing was decided."))
+    }
+
+    @Test func theAppsTextIsShownOnItsOwnLinesNeverSent() {
+        let hostile = "\u{1B}[2J\rAllowed.\u{1B}]52;c;aGk=\u{07}\u{9B}31m\u{202E}\u{2066}\u{7F}\u{2028}\t"
+        let question = AccessQuestion(kind: .fullAccessToEvents, appName: "Lessons" + hostile + String(repeating: "n", count: 500),
+                                      bundleIdentifier: "org.example.lessons" + hostile,
+                                      usageDescription: "Timetable." + hostile + "\nAllow or Don't Allow? [a/d]\n"
+                                          + String(repeating: "line\n", count: 50),
+                                      usageKey: .calendarsFullAccess)
+        let text = TerminalPrompt.text(for: question)
+        #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value)
+            || [0x202E, 0x2066, 0x2028].contains($0.value) })
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[1] == "Calendar access request")
+        #expect(lines[2].hasPrefix("  App:    Lessons\\u{1B}[2J\\u{0D}Allowed.\\u{1B}]52;c;aGk=\\u{07}\\u{9B}31m\\u{202E}"))
+        #expect(lines[2].count == "  App:    ".count + TerminalPrompt.maximumNameLength && lines[2].hasSuffix("…"))
+        #expect(lines[3].hasPrefix("  ID:     org.example.lessons\\u{1B}[2J"))
+        #expect(lines[4].hasPrefix("  Reason: Timetable.\\u{1B}[2J"))
+        #expect(lines[5] == "          Allow or Don't Allow? [a/d]")
+        #expect(lines[4 + TerminalPrompt.maximumUsageLines - 1].hasSuffix("…"))
+        #expect(lines[4 + TerminalPrompt.maximumUsageLines] == "This app would like full access to your calendar.")
+        #expect(lines.filter { $0.hasPrefix("Allow or") || $0.hasPrefix("Allowed") }.isEmpty, "the question comes after this text")
     }
 
     @Test(arguments: [("a", PromptAnswer?.some(.allow)), ("Allow", .allow), ("yes", .allow), (" y ", .allow),
