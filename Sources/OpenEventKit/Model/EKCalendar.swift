@@ -61,8 +61,15 @@ public class EKCalendar: EKObject {
         set { titleValue = newValue }
     }
 
-    /// `.local`: every calendar is a folder of the local store.
-    public var type: EKCalendarType { .local }
+    /// `.local` for a folder of the store, `.calDAV` for a mirrored CalDAV calendar,
+    /// `.subscription` for a subscribed feed.
+    public var type: EKCalendarType {
+        switch sourceValue?.sourceType {
+        case .calDAV?: .calDAV
+        case .subscribed?: .subscription
+        default: .local
+        }
+    }
 
     /// The account the calendar belongs to; set it before saving a new calendar.
     public var source: EKSource! {
@@ -74,8 +81,8 @@ public class EKCalendar: EKObject {
     /// write-only virtual calendar, new events can be added).
     public var allowsContentModifications: Bool { writable }
 
-    /// Whether the calendar is a subscription: never, for a folder.
-    public var isSubscribed: Bool { false }
+    /// Whether the calendar is a subscribed feed (read-only).
+    public var isSubscribed: Bool { sourceValue?.sourceType == .subscribed }
 
     /// Whether the calendar's own attributes cannot change: the virtual calendar only.
     public var isImmutable: Bool { isVirtual }

@@ -24,6 +24,8 @@ public struct CalendarSyncReport: Sendable, Hashable, CustomStringConvertible {
     public var conflicts: [String] = []
     /// What could not be synced (the rest was).
     public var problems: [String] = []
+    /// What the sync did differently without losing anything (a forgotten sync token).
+    public var notes: [String] = []
     /// Whether the feed was unchanged (a subscription's 304).
     public var unchanged = false
 
@@ -73,7 +75,6 @@ package struct RemoteSyncEngine {
         var report = CalendarSyncReport(title: title)
         let collection = calendar.collection
         var state = try files.state(of: collection)
-        let firstSync = state.items.isEmpty && state.syncToken == nil
 
         // 1. Local changes.
         var local: [String: FileIdentity] = [:]
@@ -98,7 +99,7 @@ package struct RemoteSyncEngine {
                 newToken = delta.token ?? token
                 listed = true
             case .failure(let error) where error.code == .invalidSyncToken:
-                report.problems.append("the server forgot the sync token; listed every item instead")
+                report.notes.append("the server no longer knew the sync token; every item was listed instead")
             case .failure(let error):
                 throw error
             }
@@ -115,7 +116,6 @@ package struct RemoteSyncEngine {
             }
             for (href, _) in nameByHref where !present.contains(href) { remoteRemoved.insert(href) }
         }
-        if firstSync && !report.problems.isEmpty { report.problems.removeAll() }
 
         // 3. Decide.
         var downloads: Set<String> = []                 // hrefs to fetch and write

@@ -18,7 +18,10 @@ extension EKEventStore {
     /// to events or reminders; one virtual source under write-only access (TN3153); none
     /// without access.
     public var sources: [EKSource] {
-        if level(.event) == .full || level(.reminder) == .full { return backend == nil ? [] : [localSourceObject] }
+        if level(.event) == .full || level(.reminder) == .full {
+            guard backend != nil else { return [] }
+            return lock.withLock { [localSourceStorage] + remoteSources().map(\.source) }
+        }
         if level(.event) == .writeOnly { return [virtualSourceObject] }
         return []
     }
@@ -32,6 +35,19 @@ extension EKEventStore {
     }
 
     var localSourceObject: EKSource { lock.withLock { localSourceStorage } }
+
+    /// The store's remote sources (`.openeventkit/sources.json`) and the collections each
+    /// mirrors, with whether each may be written (caller holds the lock).
+    func remoteSources() -> [(source: EKSource, collections: [String: Bool])] {
+        guard let backend, let records = try? RemoteSourceFiles(storeRoot: backend.root).sources() else { return [] }
+        return records.map { record in
+            let key = EKSource.Remote(name: record.name, type: record.kind == .caldav ? .calDAV : .subscribed)
+            let source = remoteSourceStorage[key] ?? EKSource(eventStore: self, isVirtual: false, remote: key)
+            remoteSourceStorage[key] = source
+            return (source, Dictionary(record.calendars.map { ($0.collection, record.kind == .caldav && $0.writable) },
+                                       uniquingKeysWith: { first, _ in first }))
+        }
+    }
     var virtualSourceObject: EKSource { lock.withLock { virtualSourceStorage } }
 
     // MARK: Calendars
@@ -95,11 +111,16 @@ extension EKEventStore {
         guard let backend else { return [] }
         let metadata = (try? backend.metadata()) ?? nil
         var result: [EKCalendar] = []
+        var remote: [String: (source: EKSource, writable: Bool)] = [:]
+        for (source, collections) in remoteSources() {
+            for (collection, writable) in collections { remote[collection] = (source, writable) }
+        }
         for collection in (try? backend.collections()) ?? [] {
             let types = Self.entityTypes(of: collection.identifier, metadata: metadata)
+            let mirror = remote[collection.identifier]
             result.append(EKCalendar(eventStore: self, identifier: collection.identifier, title: collection.title,
-                                     color: collection.color, entityMask: types, source: localSourceStorage,
-                                     isSaved: true, writable: access(collection.path, W_OK) == 0))
+                                     color: collection.color, entityMask: types, source: mirror?.source ?? localSourceStorage,
+                                     isSaved: true, writable: access(collection.path, W_OK) == 0 && (mirror?.writable ?? true)))
         }
         for change in state.calendarChanges {
             switch change {

@@ -93,6 +93,8 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
 
     lazy var localSourceStorage = EKSource(eventStore: self, isVirtual: false)
     lazy var virtualSourceStorage = EKSource(eventStore: self, isVirtual: true)
+    /// The remote sources made so far, by their name (one object per source).
+    var remoteSourceStorage: [EKSource.Remote: EKSource] = [:]
     /// The collection events saved into the write-only virtual calendar go to: the one the
     /// user picked in the calendar chooser (OpenEventKitUI); nil for the default calendar.
     package var writeOnlyTarget: String?
@@ -388,8 +390,29 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
 
     /// Re-reads the store folder and posts ``Foundation/NSNotification/Name/EKEventStoreChanged``
     /// when another program changed it. Objects already fetched need ``EKObject/refresh()``.
+    ///
+    /// When the store mirrors remote sources (`ical sources add`) and the app has full
+    /// access, it also starts a sync of them in the background, as `ical sync` does with the
+    /// default conflict policy (keep both); a source that needs a password without a
+    /// `--password-command` is left for `ical sync` to ask. The call returns at once; the
+    /// notification is posted when the sync changed something.
     public func refreshSourcesIfNecessary() {
         checkForExternalChanges()
+        guard let backend, level(.event) == .full || level(.reminder) == .full,
+              let sources = try? RemoteSourceFiles(storeRoot: backend.root).sources(), !sources.isEmpty else { return }
+        let manager = RemoteSourceManager(store: backend)
+        Thread.detachNewThread { [weak self] in
+            let reports = try? manager.sync([], policy: .keepBoth) { record in
+                guard let command = record.passwordCommand else {
+                    if record.user == nil { return nil }
+                    throw RemoteError(.invalidArgument, "a password is needed: sync it with ical sync")
+                }
+                return try RemoteSourceManager.runPasswordCommand(command)
+            }
+            if let reports, reports.contains(where: { $0.calendars.contains { $0.down > 0 } }) {
+                self?.checkForExternalChanges()
+            }
+        }
     }
 
     // MARK: Change notifications

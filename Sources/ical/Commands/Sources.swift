@@ -95,6 +95,7 @@ extension ICal {
                 for calendar in report.calendars {
                     print("\(report.source)/\(calendar)")
                     calendar.conflicts.forEach { print("  conflict: \($0)") }
+                    calendar.notes.forEach { print("  note: \($0)") }
                     calendar.problems.forEach { printError("  \(report.source)/\(calendar.title): \($0)") }
                     if !calendar.problems.isEmpty { failed = true }
                 }
@@ -103,7 +104,6 @@ extension ICal {
                     failed = true
                 }
             }
-            store.refreshSourcesIfNecessary()
             if failed { throw ExitCode(1) }
         }
     }
@@ -209,7 +209,6 @@ extension ICal.Sources {
                 printError("ical sources add: \(error)")
                 throw ExitCode(1)
             }
-            store.refreshSourcesIfNecessary()
         }
     }
 
@@ -262,7 +261,6 @@ extension ICal.Sources {
                 throw ExitCode(1)
             }
             print("Removed \(name).")
-            store.refreshSourcesIfNecessary()
         }
     }
 }

@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+
+/// `ical sources` and `ical sync` against real CalDAV servers (Radicale and Xandikos, started
+/// on loopback for each test): discovery, both directions, conflicts, removals, a forgotten
+/// sync token, a server that is gone, subscribed feeds, and that no password is written.
+@Suite(.serialized) struct CalDAVSyncTests {
+    /// A store acting as `ical` with full access, and the source added to it.
+    struct Client {
+        let folder: TemporaryFolder
+        var store: String { folder.url.path + "/store" }
+
+        init() throws {
+            folder = try TemporaryFolder()
+            let grant = try run(["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--reminders", "full"])
+            #expect(grant.status == 0, "\(grant.stderr)")
+        }
+
+        func run(_ arguments: [String], stdin: String? = nil) throws -> ICalRunner.Output {
+            try ICalRunner.run(arguments, stdin: stdin, environment: ["OPENEVENTKIT_STORE": store])
+        }
+
+        /// The collection that mirrors the server's calendar at `href`.
+        func collection(for href: String) throws -> String {
+            let data = try Data(contentsOf: URL(fileURLWithPath: store + "/.openeventkit/sources.json"))
+            let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+            for source in json["sources"] as! [[String: Any]] {
+                for calendar in source["calendars"] as! [[String: Any]] where calendar["href"] as? String == href {
+                    return calendar["collection"] as! String
+                }
+            }
+            throw PythonPeers.PeerError("no mirror of \(href)")
+        }
+
+        func files(in collection: String) -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: store + "/" + collection)) ?? []).filter { $0.hasSuffix(".ics") }.sorted()
+        }
+
+        /// Every byte the store holds, as text (to look for secrets).
+        func everything() -> String {
+            var text = ""
+            let enumerator = FileManager.default.enumerator(atPath: store)
+            while let relative = enumerator?.nextObject() as? String {
+                if let data = FileManager.default.contents(atPath: store + "/" + relative) { text += String(decoding: data, as: UTF8.self) }
+            }
+            return text
+        }
+    }
+
+    private func addSource(_ client: Client, _ server: DAVServers.Server) throws -> String {
+        // The password lives outside the store, in a file only the command reads.
+        let secret = try client.folder.write("password", server.password + "\n")
+        let added = try client.run(["sources", "add", "caldav", server.baseURL, "--name", "Lessons", "--user", server.user,
+                                    "--password-command", "cat \(secret)"])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.hasPrefix("Added Lessons with "), "\(added.stdout)")
+        return try client.collection(for: server.calendarPath)
+    }
+
+    @Test(arguments: DAVServers.Kind.allCases)
+    func bothWaysWithConflictsAndRemovals(kind: DAVServers.Kind) throws {
+        let server = try DAVServers.Server(kind)
+        defer { server.stop() }
+        let client = try Client()
+        defer { client.folder.remove() }
+        let collection = try addSource(client, server)
+
+        // Down: an event another client put on the server.
+        #expect(try server.put("remote-1.ics", uid: "remote-1@example", summary: "Orchestra") == 201)
+        var sync = try client.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains(": 1 down, 0 up"), "\(sync.stdout)")
+        var query = try client.run(["query", "--at", "2026-12-01"])
+        #expect(query.stdout.contains("Orchestra"), "\(query.stdout)")
+
+        // Nothing changed: nothing moves.
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 0 down, 0 up"), "\(sync.stdout)")
+
+        // Up: an event added here (by ical), then changed here (by another program).
+        let lessons = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/repeating-lessons.ics").path
+        let imported = try client.run(["import", "--calendar", collection, lessons])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 0 down, 1 up"), "\(sync.stdout)")
+        let uploaded = try server.request("GET", server.calendarPath + "piano-weekly@openeventkit.example.ics")
+        #expect(uploaded.status == 200)
+        #expect(uploaded.body.contains("UID:piano-weekly@openeventkit.example"))
+
+        let local = client.store + "/" + collection + "/remote-1.ics"
+        try String(contentsOfFile: local, encoding: .utf8).replacingOccurrences(of: "Orchestra", with: "Orchestra (room 5)")
+            .write(toFile: local, atomically: true, encoding: .utf8)
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 0 down, 1 up"), "\(sync.stdout)")
+        #expect(try server.request("GET", server.calendarPath + "remote-1.ics").body.contains("Orchestra (room 5)"))
+
+        // A conflict: changed on both sides. The server's version wins the item, the local
+        // one is kept beside it, marked, and goes up at the next sync.
+        try String(contentsOfFile: local, encoding: .utf8).replacingOccurrences(of: "room 5", with: "room 7 (here)")
+            .write(toFile: local, atomically: true, encoding: .utf8)
+        let current = try server.request("GET", server.calendarPath + "remote-1.ics")
+        let changed = try server.request("PUT", server.calendarPath + "remote-1.ics", headers: ["If-Match": current.etag ?? "*", "Content-Type": "text/calendar"],
+                                         body: current.body.replacingOccurrences(of: "room 5", with: "room 9 (server)"))
+        #expect(changed.status == 204 || changed.status == 201)
+        sync = try client.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("1 conflict"), "\(sync.stdout)")
+        #expect(try String(contentsOfFile: local, encoding: .utf8).contains("room 9 (server)"))
+        let copies = client.files(in: collection).filter { $0.contains("conflict") }
+        #expect(copies.count == 1, "\(client.files(in: collection))")
+        let copy = try String(contentsOfFile: client.store + "/" + collection + "/" + copies[0], encoding: .utf8)
+        #expect(copy.contains("room 7 (here)") && copy.contains("X-OPENEVENTKIT-CONFLICT:remote-1@example"), "\(copy)")
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 0 down, 1 up"), "\(sync.stdout)")
+
+        // Removals, both ways.
+        #expect(try server.request("DELETE", server.calendarPath + "remote-1.ics").status < 300)
+        try FileManager.default.removeItem(atPath: client.store + "/" + collection + "/piano-weekly@openeventkit.example.ics")
+        sync = try client.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains(": 1 down, 1 up"), "\(sync.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: local))
+        #expect(try server.request("GET", server.calendarPath + "piano-weekly@openeventkit.example.ics").status == 404)
+        query = try client.run(["query", "--at", "2026-12-01"])
+        #expect(!query.stdout.contains("Orchestra (room 9"), "\(query.stdout)")
+
+        // What is left agrees, and nothing secret was written.
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 0 down, 0 up"), "\(sync.stdout)")
+        #expect(!client.everything().contains(server.password))
+    }
+
+    @Test func aForgottenSyncTokenListsEverythingAndLosesNothing() throws {
+        let server = try DAVServers.Server(.radicale)
+        defer { server.stop() }
+        let client = try Client()
+        defer { client.folder.remove() }
+        let collection = try addSource(client, server)
+        try server.put("a.ics", uid: "a@example", summary: "Alpha")
+        #expect(try client.run(["sync"]).status == 0)
+        // A local change, a server change, and a token the server never issued.
+        let statePath = client.store + "/.openeventkit/sync/\(collection).json"
+        let state = try String(contentsOfFile: statePath, encoding: .utf8)
+        let token = try #require(state.range(of: #""syncToken" : "[^"]*""#, options: .regularExpression))
+        try state.replacingCharacters(in: token, with: #""syncToken" : "http:\/\/radicale.org\/ns\/sync\/forgotten""#)
+            .write(toFile: statePath, atomically: true, encoding: .utf8)
+        try server.put("b.ics", uid: "b@example", summary: "Beta")
+        let output = try client.run(["sync"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("note: the server no longer knew the sync token"), "\(output.stdout)")
+        #expect(output.stdout.contains(": 1 down, 0 up"), "\(output.stdout)")
+        #expect(client.files(in: collection) == ["a.ics", "b.ics"])
+        #expect(try client.run(["sync"]).stdout.contains(": 0 down, 0 up"))
+    }
+
+    @Test func aServerThatIsGoneChangesNothingAndTheNextSyncCompletes() throws {
+        let server = try DAVServers.Server(.radicale)
+        let client = try Client()
+        defer { client.folder.remove() }
+        let collection = try addSource(client, server)
+        try server.put("a.ics", uid: "a@example", summary: "Alpha")
+        #expect(try client.run(["sync"]).status == 0)
+        let lessons = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/repeating-lessons.ics").path
+        #expect(try client.run(["import", "--calendar", collection, lessons]).status == 0)
+        let before = client.files(in: collection)
+        let statePath = client.store + "/.openeventkit/sync/\(collection).json"
+        let stateBefore = try String(contentsOfFile: statePath, encoding: .utf8)
+        DAVServers.end(server.process)
+        let output = try client.run(["sync"])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("ical sync: Lessons:"), "\(output.stderr)")
+        #expect(!output.stderr.contains(server.password))
+        #expect(client.files(in: collection) == before)
+        #expect(try String(contentsOfFile: statePath, encoding: .utf8) == stateBefore)
+        server.stop()
+    }
+
+    @Test func plainHTTPToAnotherMachineAndCredentialsInTheURLAreRefused() throws {
+        let client = try Client()
+        defer { client.folder.remove() }
+        var output = try client.run(["sources", "add", "caldav", "http://192.0.2.1/dav/", "--name", "Far", "--user", "ada",
+                                     "--password-command", "echo x"])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("plain http to another machine"), "\(output.stderr)")
+        output = try client.run(["sources", "add", "caldav", "https://ada:pw@dav.example/", "--name", "Far", "--user", "ada"])
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("credentials go in --user and --password-command"), "\(output.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: client.store + "/.openeventkit/sources.json"))
+    }
+
+    @Test func subscribedFeedsRefreshAndKeepTheLastGoodCopy() throws {
+        let feeds = try TemporaryFolder()
+        defer { feeds.remove() }
+        let holidays = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/holidays.ics").path
+        let original = try String(contentsOfFile: holidays, encoding: .utf8)
+        _ = try feeds.write("holidays.ics", original)
+        let port = try DAVServers.freePort()
+        let httpServer = Process()
+        httpServer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        httpServer.arguments = ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", feeds.url.path]
+        httpServer.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        httpServer.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try httpServer.run()
+        defer { DAVServers.end(httpServer) }
+        let client = try Client()
+        defer { client.folder.remove() }
+        var added = try client.run(["sources", "add", "subscription", "http://127.0.0.1:\(port)/holidays.ics", "--name", "School"])
+        for _ in 0..<50 where added.status != 0 {
+            Thread.sleep(forTimeInterval: 0.1)
+            added = try client.run(["sources", "add", "subscription", "http://127.0.0.1:\(port)/holidays.ics", "--name", "School"])
+        }
+        #expect(added.status == 0, "\(added.stderr)")
+        let collection = try client.collection(for: "http://127.0.0.1:\(port)/holidays.ics")
+        var sync = try client.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let count = client.files(in: collection).count
+        #expect(count >= 3, "\(client.files(in: collection))")
+        // Within the interval nothing is fetched; --force fetches the changed feed.
+        let changedFeed = try feeds.write("holidays.ics", original.replacingOccurrences(of: "SUMMARY:Autumn break", with: "SUMMARY:Autumn holidays"))
+        // Last-Modified has whole seconds: make the change visibly later.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: changedFeed)
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains("0 down, 0 up (feed unchanged)"), "\(sync.stdout)")
+        sync = try client.run(["sync", "--force"])
+        #expect(sync.stdout.contains(": 1 down, 0 up"), "\(sync.stdout)")
+        #expect(try client.run(["query", "--at", "2026-10-20"]).stdout.contains("Autumn holidays"))
+        // A feed that is no longer iCalendar keeps the last good copy.
+        let moved = try feeds.write("holidays.ics", "<html>moved</html>")
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(20)], ofItemAtPath: moved)
+        sync = try client.run(["sync", "--force"])
+        #expect(sync.status == 1)
+        #expect(sync.stderr.contains("not iCalendar data; the last good copy is kept"), "\(sync.stderr)")
+        #expect(client.files(in: collection).count == count)
+    }
+}
