@@ -3,7 +3,9 @@
 /// by start.
 ///
 /// Each calendar gets its own ``TimeZoneResolver`` (its VTIMEZONEs, then tzdata, then
-/// Windows names) and its own grouping by UID (see ``RecurrenceSet``). Floating times and
+/// Windows names) and its own grouping by UID (see ``RecurrenceSet``). A calendar's
+/// `X-WR-TIMEZONE` (Google, Apple) is applied first: its floating DATE-TIMEs are times in
+/// that zone (``CalendarRepair/applyingCalendarTimeZone(_:)``). Other floating times and
 /// dates are read in ``floatingZone`` to compare them with the window; they stay floating in
 /// the results.
 ///
@@ -76,7 +78,10 @@ public struct OccurrenceQuery: Sendable {
     public func run(_ sources: [Source]) -> Result {
         var matches: [Match] = []
         var diagnostics: [Diagnostic] = []
-        for source in sources {
+        for var source in sources {
+            if source.calendar.property(.calendarTimeZone) != nil {
+                source.calendar = CalendarRepair.applyingCalendarTimeZone(source.calendar)
+            }
             let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
             diagnostics += resolver.diagnostics
             let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
