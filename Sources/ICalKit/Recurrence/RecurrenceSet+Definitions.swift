@@ -117,7 +117,9 @@ final class SeriesDefinition: Sendable {
         self.start = start
         self.end = Self.end(of: component, fields: fields, start: start, resolver: &resolver) ?? Self.defaultEnd(start)
         self.rules = fields.ruleCount == 0 ? []
-            : component.properties(.recurrenceRule).compactMap { RecurrenceRuleText($0.rawValue) }
+            : component.properties(.recurrenceRule).compactMap {
+                RecurrenceRuleText(PropertyValidation.RuleVerdicts.expandableText($0.rawValue))
+            }
 
         var dates: [ResolvedRecurrenceDate] = []
         for property in fields.recurrenceDateCount == 0 ? [] : component.properties(.recurrenceDates) {

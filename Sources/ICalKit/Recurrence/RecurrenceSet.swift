@@ -94,7 +94,8 @@ public struct RecurrenceSet: Sendable {
         let series = masterEntry.flatMap {
             SeriesDefinition(component: $0.element.component, fields: $0.element.fields, resolver: &resolver)
         }
-        self.uid = uid
+        // UID is TEXT (RFC 5545 §3.8.4.7): the set carries it unescaped (`a\,b` is `a,b`).
+        self.uid = uid.utf8.contains(ASCII.backslash) ? TextCoding.unescape(uid) : uid
         self.master = masterEntry?.element.component
         self.masterRecurs = masterEntry?.element.fields.recurs ?? false
         self.overrides = chosenOverrides.map(\.component)
