@@ -266,6 +266,7 @@ public struct OccurrenceFormatter: Sendable {
             var line = "  " + when.padding(toLength: 12) + " " + (listing.summary ?? "(no title)")
             if let location = listing.location, !location.isEmpty { line += " @ " + location }
             if listing.isToDo { line += " [to-do]" }
+            if listing.status.map({ ASCII.equalsIgnoringCase($0, "CANCELLED") }) == true { line += " [cancelled]" }
             if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName { line += " (\(zoneName))" }
             out += line + "\n"
         }

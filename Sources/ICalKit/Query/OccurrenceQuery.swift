@@ -64,6 +64,10 @@ public struct OccurrenceQuery: Sendable {
     public var kinds: Set<ComponentKind>
     /// The limits of each series' expansion.
     public var budget: ExpansionBudget
+    /// Whether instances cancelled by an override (`STATUS:CANCELLED`) are listed, with
+    /// their status, instead of left out (the default). See
+    /// ``RecurrenceSet/includingCancelledInstances()``.
+    public var includesCancelled = false
 
     /// Creates a query.
     public init(window: Range<Int64>, floatingZone: any TimeZoneRules,
@@ -95,7 +99,8 @@ public struct OccurrenceQuery: Sendable {
                                                      floatingZone: floatingZone, budget: budget, zoneLookup: lookup) {
                     continue
                 }
-                let set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
+                var set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
+                if includesCancelled { set = set.includingCancelledInstances() }
                 // Likewise a series whose overrides (and instances) all miss the window.
                 if OccurrenceExpander.setMisses(set, window: window, floatingZone: floatingZone, budget: budget) {
                     continue

@@ -232,7 +232,9 @@ struct OverrideDefinition: Sendable {
     let hasOwnStart: Bool
     let end: EndSpecification?
     let isThisAndFuture: Bool
-    let isCancelled: Bool
+    /// STATUS:CANCELLED, unless the set lists cancelled instances
+    /// (``RecurrenceSet/includingCancelledInstances()``).
+    var isCancelled: Bool
 
     init?(component: Component, fields: ComponentFields, series: SeriesDefinition?, resolver: inout ZoneResolver) {
         guard let property = component.property(at: fields.recurrenceIdentifier),

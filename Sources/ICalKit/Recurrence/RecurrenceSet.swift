@@ -43,7 +43,18 @@ public struct RecurrenceSet: Sendable {
     let series: SeriesDefinition?
     /// Whether the master has an RRULE or RDATE property (readable or not).
     let masterRecurs: Bool
-    let overrideDefinitions: [OverrideDefinition]
+    private(set) var overrideDefinitions: [OverrideDefinition]
+
+    /// The set with cancelled instances listed: an override with `STATUS:CANCELLED` becomes
+    /// an occurrence whose ``Occurrence/component`` says CANCELLED, instead of removing its
+    /// instance (with `RANGE=THISANDFUTURE`, every later instance is listed with it), as
+    /// Python's recurring-ical-events lists them. By default (as Apple's and Google's
+    /// calendars show them) cancelled instances are left out.
+    public func includingCancelledInstances() -> RecurrenceSet {
+        var copy = self
+        for index in copy.overrideDefinitions.indices { copy.overrideDefinitions[index].isCancelled = false }
+        return copy
+    }
 
     /// Creates the set from components that share one UID: a master, its overrides, and
     /// older versions of either, in any order. Components whose UID differs from the first
