@@ -372,7 +372,11 @@ public struct TimeZoneResolver: Sendable {
         -> (instant: Int64, embedded: Int, iana: Int)? {
         let yearStart = Int64(CalendarDate.daysSinceEpoch(year: years.lowerBound, month: 1, day: 1)) * 86_400
         let yearEnd = Int64(CalendarDate.daysSinceEpoch(year: years.upperBound + 1, month: 1, day: 1)) * 86_400 - 1
-        let lower = yearStart
+        // Before the first onset only when the values reach an earlier year (a truncated
+        // VTIMEZONE); a generated one that starts shortly before its values is not flagged.
+        let firstOnsetYear = embedded.firstOnset.map { LocalDateTime(secondsSinceEpoch: $0).date.year }
+        let lower = firstOnsetYear.map { years.lowerBound < $0 } ?? true
+            ? yearStart : max(embedded.firstOnset ?? yearStart, yearStart)
         guard lower <= yearEnd else { return nil }
         var points = [lower]
         points += embedded.transitions(from: lower, through: yearEnd).map(\.instant)
