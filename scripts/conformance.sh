@@ -41,3 +41,13 @@ python3 Conformance/compare.py --starts-only "$WORK/cases" "$WORK/icalkit.json" 
 if [ -s "$WORK/ical.stderr" ]; then
     echo "ical reported $(wc -l < "$WORK/ical.stderr") diagnostics (see $WORK/ical.stderr)"
 fi
+
+# The real-world corpus: the test calendars shipped in the sdists of icalendar and
+# recurring-ical-events (downloaded by pip into the build folder, never committed), expanded
+# over [2000, 2030) by both; fails on a difference Conformance/corpus-differences.txt does
+# not explain.
+python3 Conformance/fetch_sdists.py "$VENV/bin" "$WORK"
+TZ=UTC "$ICAL" query --between 2000-01-01 2030-01-01 --format json "$WORK/corpus" 2>"$WORK/corpus-ical.stderr" \
+    | python3 Conformance/normalize_ical.py > "$WORK/corpus-icalkit.json"
+(cd Conformance && TZ=UTC "../$VENV/bin/python" expand_corpus.py "../$WORK/corpus" 2000 2030) 2>/dev/null > "$WORK/corpus-python.json"
+python3 Conformance/compare_corpus.py "$WORK/corpus-icalkit.json" "$WORK/corpus-python.json" Conformance/corpus-differences.txt

@@ -82,8 +82,9 @@ import Testing
         #expect(output.status == 1)
         #expect(output.stdout == """
             <stdin>:8: warning: [unknown-tzid] TZID "Nowhere/Town" has no VTIMEZONE here and is not an IANA, vendor-prefixed or Windows zone name
-            <stdin>:9: error: [rrule] RRULE 'FREQ=DAILY;COUNT=0' cannot be read: COUNT=0 is not a positive integer below 2^31; left out
-            1 file, 1 component: 1 error, 1 warning
+            <stdin>:9: warning: [rrule] RRULE 'FREQ=DAILY;COUNT=0': COUNT=0 is not a positive integer below 2^31; the bad part is ignored and the rest of the rule is kept
+            <stdin>:9: error: [rrule] RRULE COUNT=0 must be a positive integer
+            1 file, 1 component: 1 error, 2 warnings
 
             """)
     }

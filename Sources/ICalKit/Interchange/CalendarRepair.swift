@@ -132,7 +132,7 @@ public struct CalendarRepair: Sendable {
                     calendar.properties[index].textValue = zone.identifier
                     report(.repaired, property.line, "X-WR-TIMEZONE \"\(name)\" -> \"\(zone.identifier)\"")
                 }
-                applyCalendarTimeZone(zone, toCalendar: &calendar, report: report)
+                Self.applyCalendarTimeZone(zone, toCalendar: &calendar, report: report)
             } else {
                 report(.warning, property.line, "X-WR-TIMEZONE \"\(name)\" is not a known zone; floating times left as they are")
             }
@@ -204,15 +204,29 @@ public struct CalendarRepair: Sendable {
         }
     }
 
+    /// The calendar with its X-WR-TIMEZONE applied, as ``repair(_:file:)`` applies it: every
+    /// floating DATE-TIME in DTSTART, DTEND, DUE, RECURRENCE-ID, EXDATE and RDATE gets the
+    /// zone's IANA name as its TZID (DATEs stay all-day). A calendar without X-WR-TIMEZONE,
+    /// or with one that names no known zone, comes back unchanged. ``OccurrenceQuery`` reads
+    /// calendars through this, so Google's floating times are the times Google means.
+    public static func applyingCalendarTimeZone(_ calendar: Component) -> Component {
+        guard let property = calendar.property(.calendarTimeZone),
+              let zone = TimeZoneResolver.resolveStandard(property.textValue.trimmingASCIIWhitespace())?.rules as? IANATimeZone
+        else { return calendar }
+        var result = calendar
+        applyCalendarTimeZone(zone, toCalendar: &result) { _, _, _ in }
+        return result
+    }
+
     /// Gives floating DATE-TIMEs the calendar's zone, and floating UNTILs UTC.
-    private func applyCalendarTimeZone(_ zone: IANATimeZone, toCalendar calendar: inout Component,
+    private static func applyCalendarTimeZone(_ zone: IANATimeZone, toCalendar calendar: inout Component,
                                        report: (ConversionNote.Kind, Int?, String) -> Void) {
         for index in calendar.components.indices where !calendar.components[index].matches(.timeZone) {
             applyCalendarTimeZone(zone, to: &calendar.components[index], report: report)
         }
     }
 
-    private func applyCalendarTimeZone(_ zone: IANATimeZone, to component: inout Component,
+    private static func applyCalendarTimeZone(_ zone: IANATimeZone, to component: inout Component,
                                        report: (ConversionNote.Kind, Int?, String) -> Void) {
         for index in component.properties.indices {
             let property = component.properties[index]

@@ -48,6 +48,14 @@ package enum FileIO {
     /// Writes a file atomically: a temporary file in the same folder, fsync, rename, and
     /// fsync of the folder. `-` writes standard output. Nothing is half-written on failure.
     ///
+    /// What is at the path decides how (every `-o` of `ical` comes here):
+    /// - a symbolic link: its target is written, atomically in the target's folder (the
+    ///   link stays a link; a dangling link creates its target);
+    /// - a FIFO, a character or block device or a socket (`/dev/stdout`, `/dev/null`,
+    ///   `/dev/full`, a named pipe): the bytes are written into it, never replacing the node;
+    /// - a regular file: replaced, keeping its permission bits; nothing: created with `mode`;
+    /// - a folder: an error.
+    ///
     /// A caller writing many files into one folder passes `synchronizeFolder: false` and
     /// calls ``synchronize(folder:)`` once at the end.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644,
@@ -56,12 +64,61 @@ package enum FileIO {
             try writeAll(bytes, to: 1, path: path)
             return
         }
+        let target = try resolvingLinks(path)
+        var mode = mode
+        var info = stat()
+        if stat(target, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                mode = info.st_mode & 0o7777
+            case S_IFDIR:
+                throw ICalError(.io, "is a folder, not a file", file: path)
+            default:
+                // FIFO, device or socket: write into it.
+                let descriptor = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+                guard descriptor >= 0 else {
+                    throw ICalError(.io, "cannot open: \(String(cString: strerror(errno)))", file: path)
+                }
+                defer { close(descriptor) }
+                try writeAll(bytes, to: descriptor, path: path)
+                return
+            }
+        }
+        try replaceAtomically(bytes, at: target, reportedAs: path, mode: mode, synchronizeFolder: synchronizeFolder)
+    }
+
+    /// The path with symbolic links in its last component followed (up to 40 links; a
+    /// relative link is read from its own folder), so a write replaces the link's target.
+    static func resolvingLinks(_ path: String) throws(ICalError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, Int(PATH_MAX))
+            guard count > 0 else {
+                throw ICalError(.io, "cannot read the symbolic link: \(String(cString: strerror(errno)))", file: path)
+            }
+            let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if link.hasPrefix("/") {
+                current = link
+            } else {
+                let folder = current.lastIndex(of: "/").map { String(current[...$0]) } ?? ""
+                current = folder + link
+            }
+        }
+        throw ICalError(.io, "too many levels of symbolic links", file: path)
+    }
+
+    private static func replaceAtomically(_ bytes: [UInt8], at path: String, reportedAs reported: String, mode: mode_t,
+                                          synchronizeFolder: Bool) throws(ICalError) {
+        let reportedPath = reported
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         var template = Array("\(folder.isEmpty ? "/" : folder)/.\(base).tmp-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw ICalError(.io, "cannot create a temporary file beside it: \(String(cString: strerror(errno)))", file: path)
+            throw ICalError(.io, "cannot create a temporary file beside it: \(String(cString: strerror(errno)))", file: reportedPath)
         }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var succeeded = false
@@ -70,14 +127,14 @@ package enum FileIO {
         }
         do {
             defer { close(descriptor) }
-            try writeAll(bytes, to: descriptor, path: path)
+            try writeAll(bytes, to: descriptor, path: reportedPath)
             fchmod(descriptor, mode)
             guard fsync(descriptor) == 0 else {
-                throw ICalError(.io, "cannot flush to disk: \(String(cString: strerror(errno)))", file: path)
+                throw ICalError(.io, "cannot flush to disk: \(String(cString: strerror(errno)))", file: reportedPath)
             }
         }
         guard rename(temporary, path) == 0 else {
-            throw ICalError(.io, "cannot replace the file: \(String(cString: strerror(errno)))", file: path)
+            throw ICalError(.io, "cannot replace the file: \(String(cString: strerror(errno)))", file: reportedPath)
         }
         succeeded = true
         if synchronizeFolder { synchronize(folder: folder.isEmpty ? "/" : folder) }

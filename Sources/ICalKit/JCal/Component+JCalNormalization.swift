@@ -49,7 +49,8 @@ extension Property {
     public func normalizedForInterchange() -> Property {
         let shape = JCalPropertyShape(self)
         var parameters: [Parameter] = []
-        if shape.isTyped && shape.type != .unknown && shape.type != JCalValueType.defaultType(for: kind) {
+        if shape.isTyped && shape.type != .unknown
+            && (shape.type != JCalValueType.defaultType(for: kind) || JCalValueType.requiresValueParameter(kind)) {
             parameters.append(Parameter(name: ParameterKind.valueType.rawValue, rawValue: shape.type.parameterValue))
         }
         for group in shape.parameters {

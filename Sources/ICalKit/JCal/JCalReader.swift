@@ -5,7 +5,9 @@
 /// uppercased, as iCalendar writes them. Each property becomes one content line:
 ///
 /// - the type becomes a `VALUE` parameter, placed first, unless it is the property's
-///   default (``JCalValueType/defaultType(for:)``) or `"unknown"` (RFC 7265 §5);
+///   default (``JCalValueType/defaultType(for:)``) or `"unknown"` (RFC 7265 §5); properties
+///   with no default, whose VALUE is required (RFC 7986's IMAGE, CONFERENCE, SOURCE and
+///   REFRESH-INTERVAL, ``JCalValueType/requiresValueParameter(_:)``), always get it;
 /// - parameters keep their order; each value is encoded with RFC 6868 caret escapes and
 ///   quoted only when it holds `:`, `;` or `,`; an array becomes a comma-separated list;
 /// - values take their iCalendar form (the reverse of ``JCalWriter``): TEXT escaped
@@ -131,7 +133,7 @@ public struct JCalReader: Sendable {
         let type = JCalValueType(rawValue: typeName)
 
         var parameters: [Parameter] = []
-        if type != .unknown && type != JCalValueType.defaultType(for: kind) {
+        if type != .unknown && (type != JCalValueType.defaultType(for: kind) || JCalValueType.requiresValueParameter(kind)) {
             parameters.append(Parameter(name: ParameterKind.valueType.rawValue, rawValue: type.parameterValue))
         }
         var seen = Set<String>()

@@ -52,6 +52,18 @@ public struct JCalValueType: RawRepresentable, Sendable, Hashable, CustomStringC
         defaults[property] ?? .unknown
     }
 
+    /// Whether a property has no default value type, so iCalendar must always name its type
+    /// in a `VALUE` parameter: RFC 7986's IMAGE, CONFERENCE, SOURCE and REFRESH-INTERVAL
+    /// ("no default"), and RFC 9073's STYLED-DESCRIPTION and STRUCTURED-DATA. Their
+    /// ``defaultType(for:)`` is only the type assumed when a file leaves VALUE out.
+    public static func requiresValueParameter(_ property: PropertyKind) -> Bool {
+        withoutDefault.contains(property)
+    }
+
+    private static let withoutDefault: Set<PropertyKind> = [
+        "IMAGE", "CONFERENCE", "SOURCE", "REFRESH-INTERVAL", "STYLED-DESCRIPTION", "STRUCTURED-DATA",
+    ]
+
     /// The type a property has: its `VALUE` parameter when it has one (decoded, any case),
     /// else ``defaultType(for:)``.
     public static func type(of property: Property) -> JCalValueType {

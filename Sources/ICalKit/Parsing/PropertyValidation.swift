@@ -72,6 +72,9 @@ enum PropertyValidation {
             switch RuleVerdicts.verdict(property.rawValue) {
             case .error(let message):
                 return Problem(severity: .error, message: "\(property.name) '\(property.rawValue)' cannot be read: \(message); left out")
+            case .salvaged(_, let message):
+                return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); "
+                                + "the bad part is ignored and the rest of the rule is kept")
             case .warning(let message):
                 return Problem(severity: .warning, message: "\(property.name) '\(property.rawValue)': \(message); kept")
             case .none:
@@ -113,11 +116,21 @@ enum PropertyValidation {
             case error(String)
             /// The rule is read, but breaks a softer RFC 5545 rule: the first one.
             case warning(String)
+            /// The rule cannot be read as written, but is well defined without its bad
+            /// parts: the rule to expand, and what was dropped.
+            case salvaged(String, String)
             /// The rule is fine.
             case none
         }
 
         private static let known = Mutex<[String: Verdict]>([:])
+
+        /// The text to expand a rule from: the rule without its bad parts when only they
+        /// made it unreadable (see ``RecurrenceRule/salvaging(_:)``), else as written.
+        static func expandableText(_ text: String) -> String {
+            if case .salvaged(let rule, _) = verdict(text) { return rule }
+            return text
+        }
 
         static func verdict(_ text: String) -> Verdict {
             if let verdict = known.withLock({ $0[text] }) { return verdict }
@@ -127,7 +140,11 @@ enum PropertyValidation {
                 let rule = try RecurrenceRule(validating: text)
                 verdict = rule.warnings.first.map(Verdict.warning) ?? .none
             } catch {
-                verdict = .error(error.message)
+                if let salvaged = RecurrenceRule.salvaging(text) {
+                    verdict = .salvaged(salvaged.rule.iCalendarText, salvaged.dropped.joined(separator: "; "))
+                } else {
+                    verdict = .error(error.message)
+                }
             }
             known.withLock { known in
                 if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
@@ -138,11 +155,20 @@ enum PropertyValidation {
     }
 
     private static func checkDateOrDateTime(_ raw: String, name: String) -> Problem? {
-        guard let message = DateSyntax.problem(raw) else { return nil }
+        guard let message = DateSyntax.problem(raw) else {
+            return DateSyntax.isZonedDate(raw) ? zonedDateWarning(raw, name: name) : nil
+        }
         return Problem(severity: .error, message: "\(name) '\(raw)' is not a valid date or date-time: \(message); left out")
     }
 
+    /// A DATE written with a 'Z', which Google's birthday calendars do: read as the date.
+    private static func zonedDateWarning(_ item: some StringProtocol, name: String) -> Problem {
+        Problem(severity: .warning,
+                message: "\(name) value '\(item)' is a DATE with a 'Z' (a DATE has no time zone); read as the date \(item.dropLast()); kept")
+    }
+
     private static func checkList(_ raw: String, name: String, periods: Bool) -> Problem? {
+        var zonedDate: Problem?
         for item in raw.split(separator: ",", omittingEmptySubsequences: false) {
             var text = Substring(item)
             if periods, let slash = text.firstIndex(of: "/") {
@@ -159,8 +185,9 @@ enum PropertyValidation {
             if let message = DateSyntax.problem(String(text)) {
                 return Problem(severity: .error, message: "\(name) value '\(item)' is not a valid date or date-time: \(message); left out")
             }
+            if zonedDate == nil, DateSyntax.isZonedDate(text) { zonedDate = zonedDateWarning(text, name: name) }
         }
-        return nil
+        return zonedDate
     }
 }
 
@@ -182,7 +209,8 @@ enum DateSyntax {
     }
 
     private static func problem<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> String? where Bytes.Index == Int {
-        guard bytes.count == 8 || bytes.count == 15 || bytes.count == 16 else {
+        guard bytes.count == 8 || bytes.count == 15 || bytes.count == 16
+                || (bytes.count == 9 && bytes[8] == UInt8(ascii: "Z")) else {
             return "expected YYYYMMDD or YYYYMMDDTHHMMSS with an optional Z"
         }
         func number(_ range: Range<Int>) -> Int? {
@@ -202,7 +230,7 @@ enum DateSyntax {
         guard (1...days).contains(day) else {
             return "day \(day) does not exist in \(year)-\(month < 10 ? "0" : "")\(month)"
         }
-        guard bytes.count > 8 else { return nil }
+        guard bytes.count > 9 else { return nil }  // YYYYMMDD, or YYYYMMDDZ (see `zonedDate`)
         guard bytes[8] == UInt8(ascii: "T") else { return "expected 'T' between date and time" }
         guard let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15) else {
             return "the time part must be six digits"
@@ -212,6 +240,12 @@ enum DateSyntax {
         guard second <= 60 else { return "second \(second) does not exist" }
         if bytes.count == 16 && bytes[15] != UInt8(ascii: "Z") { return "only 'Z' may follow the time" }
         return nil
+    }
+
+    /// Whether `raw` is a DATE written with a 'Z' (`20121210Z`): read as the date, with a warning.
+    static func isZonedDate(_ raw: some StringProtocol) -> Bool {
+        let utf8 = Array(raw.utf8)
+        return utf8.count == 9 && utf8[8] == UInt8(ascii: "Z") && utf8[..<8].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
     static func daysInMonth(year: Int, month: Int) -> Int {

@@ -2,8 +2,11 @@
 ///
 /// Times follow ISO 8601: a date (`2026-12-05`) for all-day values, a local time without
 /// offset (`2026-12-01T16:00:00`) for floating values, and a local time with its UTC offset
-/// (`2026-12-01T16:00:00+01:00`) otherwise. With a ``displayZone`` every timed occurrence is
-/// shown in that zone (floating ones were read in it); without one, each keeps its own zone.
+/// (`2026-12-01T16:00:00+01:00`) otherwise. With a ``displayZone`` every zoned or UTC
+/// occurrence is shown in that zone; floating ones were read in it (to place them in the
+/// window) but stay floating in JSON and CSV: their times without offset and `timeZone`
+/// null, so the output never claims a zone the file does not have. Without one, each keeps
+/// its own zone.
 ///
 /// The JSON form is one array; each element has, in this order: `uid`, `recurrenceId` (null
 /// for an event that does not recur), `summary`, `start`, `end` (for all-day occurrences the
@@ -43,7 +46,8 @@ public struct OccurrenceFormatter: Sendable {
     /// floating, or a zone that did not resolve, shown without an offset).
     func iso(_ value: DateTime, instant: Int64, ownOffset: Int?) -> String {
         if value.isDate { return value.local.date.description }
-        if let displayZone {
+        // Floating times stay floating: shown as written, never with a zone's offset.
+        if let displayZone, value.zone != .floating {
             return displayZone.local(at: instant).description + Self.offset(displayZone.utcOffset(atInstant: instant))
         }
         guard let ownOffset else { return value.local.description }
@@ -57,7 +61,7 @@ public struct OccurrenceFormatter: Sendable {
 
     /// The zone name JSON and CSV show for a listing: the display zone's, else its own.
     public func timeZoneName(_ listing: OccurrenceListing) -> String? {
-        if listing.start.isDate { return nil }
+        if listing.start.isDate || listing.start.zone == .floating { return nil }
         if let displayZone { return displayZone.identifier }
         return listing.zoneName
     }
@@ -134,7 +138,7 @@ public struct OccurrenceFormatter: Sendable {
     private func appendISO(_ value: DateTime, instant: Int64, ownOffset: Int?, to out: inout [UInt8]) {
         if value.isDate { return Self.appendDate(value.local.date, to: &out) }
         let local: LocalDateTime, offset: Int?
-        if let displayZone {
+        if let displayZone, value.zone != .floating {
             local = displayZone.local(at: instant)
             offset = displayZone.utcOffset(atInstant: instant)
         } else {
@@ -285,6 +289,7 @@ public struct OccurrenceFormatter: Sendable {
             var line = "  " + when.padding(toLength: 12) + " " + (listing.summary.map { TerminalText.line($0) } ?? "(no title)")
             if let location = listing.location, !location.isEmpty { line += " @ " + TerminalText.line(location) }
             if listing.isToDo { line += " [to-do]" }
+            if listing.status.map({ ASCII.equalsIgnoringCase($0, "CANCELLED") }) == true { line += " [cancelled]" }
             if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName { line += " (\(TerminalText.line(zoneName)))" }
             out += line + "\n"
         }

@@ -3,7 +3,9 @@
 /// by start.
 ///
 /// Each calendar gets its own ``TimeZoneResolver`` (its VTIMEZONEs, then tzdata, then
-/// Windows names) and its own grouping by UID (see ``RecurrenceSet``). Floating times and
+/// Windows names) and its own grouping by UID (see ``RecurrenceSet``). A calendar's
+/// `X-WR-TIMEZONE` (Google, Apple) is applied first: its floating DATE-TIMEs are times in
+/// that zone (``CalendarRepair/applyingCalendarTimeZone(_:)``). Other floating times and
 /// dates are read in ``floatingZone`` to compare them with the window; they stay floating in
 /// the results.
 ///
@@ -62,6 +64,10 @@ public struct OccurrenceQuery: Sendable {
     public var kinds: Set<ComponentKind>
     /// The limits of each series' expansion.
     public var budget: ExpansionBudget
+    /// Whether instances cancelled by an override (`STATUS:CANCELLED`) are listed, with
+    /// their status, instead of left out (the default). See
+    /// ``RecurrenceSet/includingCancelledInstances()``.
+    public var includesCancelled = false
 
     /// Creates a query.
     public init(window: Range<Int64>, floatingZone: any TimeZoneRules,
@@ -76,7 +82,10 @@ public struct OccurrenceQuery: Sendable {
     public func run(_ sources: [Source]) -> Result {
         var matches: [Match] = []
         var diagnostics: [Diagnostic] = []
-        for source in sources {
+        for var source in sources {
+            if source.calendar.property(.calendarTimeZone) != nil {
+                source.calendar = CalendarRepair.applyingCalendarTimeZone(source.calendar)
+            }
             let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
             diagnostics += resolver.diagnostics
             let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
@@ -90,7 +99,8 @@ public struct OccurrenceQuery: Sendable {
                                                      floatingZone: floatingZone, budget: budget, zoneLookup: lookup) {
                     continue
                 }
-                let set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
+                var set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
+                if includesCancelled { set = set.includingCancelledInstances() }
                 // Likewise a series whose overrides (and instances) all miss the window.
                 if OccurrenceExpander.setMisses(set, window: window, floatingZone: floatingZone, budget: budget) {
                     continue

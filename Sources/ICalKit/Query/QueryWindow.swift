@@ -3,7 +3,9 @@
 ///
 /// A moment is a year, a month, a day, an hour, a minute or a second
 /// (`2026`, `2026-12`, `2026-12-01`, `2026-12-01T16`, `2026-12-01T16:30`,
-/// `2026-12-01T16:30:00`; a space may stand for `T`), or one of the words `now`, `today`,
+/// `2026-12-01T16:30:00`; a space may stand for `T`; a time may end in `Z` or a UTC offset
+/// such as `+01:00`, and then names that instant; the basic form `20261201T163000Z` and
+/// week dates `2026-W49` and `2026-W49-2` are read too), or one of the words `now`, `today`,
 /// `tomorrow`, `yesterday`. Its precision sets the length of the window for
 /// ``at(_:in:now:)``: `2026-12` is the whole of December. An end may also be relative to the
 /// start: `+7d`, `+1d12h`, `+30m`, `+2w`, `+45s`, `+1y` is not allowed (years vary).
@@ -22,7 +24,7 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
 
     /// How precisely a moment was given.
     public enum Precision: Int, Sendable, Hashable, Comparable {
-        case year, month, day, hour, minute, second
+        case year, month, week, day, hour, minute, second
         public static func < (lhs: Precision, rhs: Precision) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -32,6 +34,26 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
         public var local: LocalDateTime
         /// How precisely it was given.
         public var precision: Precision
+        /// The UTC offset the moment was given with (`Z` is 0, `+01:00` is 3600), or nil
+        /// for a wall-clock time in the window's zone. With an offset, ``local`` is the
+        /// wall clock at that offset.
+        public var utcOffset: Int?
+
+        /// Creates a moment.
+        public init(local: LocalDateTime, precision: Precision, utcOffset: Int? = nil) {
+            self.local = local
+            self.precision = precision
+            self.utcOffset = utcOffset
+        }
+
+        /// The moment as a wall-clock time in `zone`: itself without an offset, else the
+        /// instant it names seen in `zone`.
+        func inZone(_ zone: any TimeZoneRules) -> (start: LocalDateTime, end: LocalDateTime, instants: Range<Int64>?) {
+            guard let utcOffset else { return (local, localEnd, nil) }
+            let start = local.secondsSinceEpoch - Int64(utcOffset)
+            let end = start + (localEnd.secondsSinceEpoch - local.secondsSinceEpoch)
+            return (zone.local(at: start), zone.local(at: end), start..<end)
+        }
 
         /// The wall-clock time just after the moment (the next year, month, day, …).
         public var localEnd: LocalDateTime {
@@ -41,6 +63,7 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
             case .month:
                 let (year, month) = local.date.month == 12 ? (local.date.year + 1, 1) : (local.date.year, local.date.month + 1)
                 return LocalDateTime(date: CalendarDate(year: year, month: month, day: 1) ?? local.date.adding(days: 31))
+            case .week: return LocalDateTime(date: local.date.adding(days: 7))
             case .day: return LocalDateTime(date: local.date.adding(days: 1))
             case .hour: return local.adding(seconds: 3600)
             case .minute: return local.adding(seconds: 60)
@@ -61,7 +84,39 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
         case "yesterday": return Moment(local: LocalDateTime(date: now.date.adding(days: -1)), precision: .day)
         default: break
         }
-        let bytes = Array(trimmed.utf8)
+        var bytes = Array(trimmed.utf8)
+        // ISO 8601 as `ical` prints it and users paste it: a time with `Z` or an offset
+        // (`2026-10-26T00:00:00Z`, `2026-11-10T17:00:00+01:00`, `+0100`, `+01`), fractional
+        // seconds (dropped), the basic form (`20261026T000000Z`), and week dates
+        // (`2026-W45`, a week from its Monday; `2026-W45-2`, a day).
+        var utcOffset: Int?
+        if bytes.count > 10, let time = bytes.firstIndex(where: { $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "t") || $0 == UInt8(ascii: " ") }) {
+            if bytes.last == UInt8(ascii: "Z") || bytes.last == UInt8(ascii: "z") {
+                utcOffset = 0
+                bytes.removeLast()
+            } else if let sign = bytes[time...].lastIndex(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }) {
+                let text = bytes[(sign + 1)...].filter { $0 != UInt8(ascii: ":") }
+                guard [2, 4].contains(text.count), text.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw Self.invalidMoment(text) }
+                let hours = Int(text[0] - 0x30) * 10 + Int(text[1] - 0x30)
+                let minutes = text.count == 4 ? Int(text[2] - 0x30) * 10 + Int(text[3] - 0x30) : 0
+                guard hours <= 18, minutes <= 59 else { throw Self.invalidMoment(text) }
+                utcOffset = (hours * 3600 + minutes * 60) * (bytes[sign] == UInt8(ascii: "-") ? -1 : 1)
+                bytes.removeSubrange(sign...)
+            }
+            if let dot = bytes[time...].firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) {
+                guard dot + 1 < bytes.count, bytes[(dot + 1)...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw Self.invalidMoment(text) }
+                bytes.removeSubrange(dot...)
+            }
+        }
+        if bytes.count >= 15, bytes[8] == UInt8(ascii: "T"), !bytes.contains(UInt8(ascii: "-")), !bytes.contains(UInt8(ascii: ":")) {
+            // The basic form: YYYYMMDDTHHMMSS.
+            bytes = Array(bytes[0..<4]) + [UInt8(ascii: "-")] + Array(bytes[4..<6]) + [UInt8(ascii: "-")] + Array(bytes[6..<8])
+                + [UInt8(ascii: "T")] + Array(bytes[9..<11]) + [UInt8(ascii: ":")] + Array(bytes[11..<13])
+                + [UInt8(ascii: ":")] + Array(bytes[13...])
+        }
+        if bytes.count == 8 || bytes.count == 10, bytes.count > 5, bytes[4] == UInt8(ascii: "-"), bytes[5] == UInt8(ascii: "W") || bytes[5] == UInt8(ascii: "w") {
+            return try weekDate(bytes, text: text)
+        }
         func digits(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= bytes.count else { return nil }
             var value = 0
@@ -72,8 +127,7 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
             return value
         }
         func separator(_ index: Int, _ allowed: [UInt8]) -> Bool { index < bytes.count && allowed.contains(bytes[index]) }
-        let invalid = ICalError(.invalidArgument,
-            "'\(text)' is not a time: use 2026, 2026-12, 2026-12-01, 2026-12-01T16, 2026-12-01T16:30, 2026-12-01T16:30:00, now, today or tomorrow")
+        let invalid = invalidMoment(text)
         guard let year = digits(0..<4) else { throw invalid }
         var month = 1, day = 1, hour = 0, minute = 0, second = 0
         var precision = Precision.year
@@ -103,12 +157,45 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
               second < 60 else {
             throw ICalError(.invalidArgument, "'\(text)' names a time that does not exist")
         }
-        return Moment(local: local, precision: precision)
+        if utcOffset != nil && precision < .hour { throw invalid }
+        return Moment(local: local, precision: precision, utcOffset: utcOffset)
+    }
+
+    static func invalidMoment(_ text: some Any) -> ICalError {
+        ICalError(.invalidArgument,
+            "'\(text)' is not a time: use 2026, 2026-12, 2026-12-01, 2026-12-01T16, 2026-12-01T16:30, 2026-12-01T16:30:00 "
+            + "(optionally with Z or an offset such as +01:00), 2026-W49, 2026-W49-2, now, today or tomorrow")
+    }
+
+    /// `YYYY-Www` (the ISO week from its Monday) or `YYYY-Www-D` (one day, 1 = Monday).
+    private static func weekDate(_ bytes: [UInt8], text: String) throws(ICalError) -> Moment {
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard bytes[index] >= 0x30 && bytes[index] <= 0x39 else { return nil }
+                value = value * 10 + Int(bytes[index] - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let week = number(6..<8), (1...53).contains(week),
+              let january4 = CalendarDate(year: year, month: 1, day: 4) else { throw invalidMoment(text) }
+        var weekday = 1
+        if bytes.count == 10 {
+            guard bytes[8] == UInt8(ascii: "-"), let day = number(9..<10), (1...7).contains(day) else { throw invalidMoment(text) }
+            weekday = day
+        }
+        let monday = january4.adding(days: 1 - january4.isoWeekday + (week - 1) * 7)
+        // Week 53 exists only when its Thursday is still in the year.
+        guard monday.adding(days: 3).year == year else {
+            throw ICalError(.invalidArgument, "'\(text)' names a week that does not exist")
+        }
+        return Moment(local: LocalDateTime(date: monday.adding(days: weekday - 1)), precision: bytes.count == 10 ? .day : .week)
     }
 
     /// The window a moment covers: `2026-12` is all of December in `zone`.
     public static func at(_ text: String, in zone: any TimeZoneRules, now: LocalDateTime) throws(ICalError) -> QueryWindow {
         let moment = try moment(text, now: now)
+        if let instants = moment.inZone(zone).instants { return QueryWindow(start: instants.lowerBound, end: instants.upperBound, in: zone) }
         return QueryWindow(localStart: moment.local, localEnd: moment.localEnd, in: zone)
     }
 
@@ -118,8 +205,10 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ICalError/Code-swift.struct/invalidArgument`` when either is unreadable or
     ///   the end is not after the start.
     public static func between(_ startText: String, _ endText: String, in zone: any TimeZoneRules, now: LocalDateTime) throws(ICalError) -> QueryWindow {
-        let start = try moment(startText, now: now)
-        let window: QueryWindow
+        var start = try moment(startText, now: now)
+        let startInstant = start.inZone(zone).instants?.lowerBound
+        if start.utcOffset != nil { start = Moment(local: start.inZone(zone).start, precision: start.precision) }
+        var window: QueryWindow
         if endText.hasPrefix("+") {
             let (days, seconds) = try relative(endText)
             let localEnd = LocalDateTime(date: start.local.date.adding(days: days), time: start.local.time)
@@ -129,7 +218,15 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
             window = result
         } else {
             let end = try moment(endText, now: now)
-            window = QueryWindow(localStart: start.local, localEnd: end.local, in: zone)
+            window = QueryWindow(localStart: start.local, localEnd: end.inZone(zone).start, in: zone)
+            if let instants = end.inZone(zone).instants { window.end = instants.lowerBound }
+        }
+        // A start given with an offset is that exact instant (even in a gap of the zone).
+        if let startInstant, startInstant != window.start {
+            if endText.hasPrefix("+") { window.end += startInstant - window.start }
+            window.start = startInstant
+            window.localStart = zone.local(at: window.start)
+            window.localEnd = zone.local(at: window.end)
         }
         guard window.end > window.start else {
             throw ICalError(.invalidArgument, "the end '\(endText)' is not after the start '\(startText)'")

@@ -117,7 +117,9 @@ final class SeriesDefinition: Sendable {
         self.start = start
         self.end = Self.end(of: component, fields: fields, start: start, resolver: &resolver) ?? Self.defaultEnd(start)
         self.rules = fields.ruleCount == 0 ? []
-            : component.properties(.recurrenceRule).compactMap { RecurrenceRuleText($0.rawValue) }
+            : component.properties(.recurrenceRule).compactMap {
+                RecurrenceRuleText(PropertyValidation.RuleVerdicts.expandableText($0.rawValue))
+            }
 
         var dates: [ResolvedRecurrenceDate] = []
         for property in fields.recurrenceDateCount == 0 ? [] : component.properties(.recurrenceDates) {
@@ -230,7 +232,9 @@ struct OverrideDefinition: Sendable {
     let hasOwnStart: Bool
     let end: EndSpecification?
     let isThisAndFuture: Bool
-    let isCancelled: Bool
+    /// STATUS:CANCELLED, unless the set lists cancelled instances
+    /// (``RecurrenceSet/includingCancelledInstances()``).
+    var isCancelled: Bool
 
     init?(component: Component, fields: ComponentFields, series: SeriesDefinition?, resolver: inout ZoneResolver) {
         guard let property = component.property(at: fields.recurrenceIdentifier),

@@ -43,7 +43,18 @@ public struct RecurrenceSet: Sendable {
     let series: SeriesDefinition?
     /// Whether the master has an RRULE or RDATE property (readable or not).
     let masterRecurs: Bool
-    let overrideDefinitions: [OverrideDefinition]
+    private(set) var overrideDefinitions: [OverrideDefinition]
+
+    /// The set with cancelled instances listed: an override with `STATUS:CANCELLED` becomes
+    /// an occurrence whose ``Occurrence/component`` says CANCELLED, instead of removing its
+    /// instance (with `RANGE=THISANDFUTURE`, every later instance is listed with it), as
+    /// Python's recurring-ical-events lists them. By default (as Apple's and Google's
+    /// calendars show them) cancelled instances are left out.
+    public func includingCancelledInstances() -> RecurrenceSet {
+        var copy = self
+        for index in copy.overrideDefinitions.indices { copy.overrideDefinitions[index].isCancelled = false }
+        return copy
+    }
 
     /// Creates the set from components that share one UID: a master, its overrides, and
     /// older versions of either, in any order. Components whose UID differs from the first
@@ -94,7 +105,8 @@ public struct RecurrenceSet: Sendable {
         let series = masterEntry.flatMap {
             SeriesDefinition(component: $0.element.component, fields: $0.element.fields, resolver: &resolver)
         }
-        self.uid = uid
+        // UID is TEXT (RFC 5545 §3.8.4.7): the set carries it unescaped (`a\,b` is `a,b`).
+        self.uid = uid.utf8.contains(ASCII.backslash) ? TextCoding.unescape(uid) : uid
         self.master = masterEntry?.element.component
         self.masterRecurs = masterEntry?.element.fields.recurs ?? false
         self.overrides = chosenOverrides.map(\.component)

@@ -15,15 +15,18 @@
 ///    (``Source/windows``).
 ///
 /// Decisions (see also the ICalKit documentation):
-/// - **An embedded VTIMEZONE wins over tzdata, even under an IANA name.** RFC 5545 §3.6.5
-///   says the VTIMEZONE defines the zone. When its TZID is an IANA name (as written, or
-///   after removing quotes or a vendor prefix) and it disagrees with tzdata at some
-///   instant the calendar's own times under that TZID reach (from the earliest year of
-///   those values to the latest, or to the end of ``comparisonYears`` for a recurring
-///   series; never before the VTIMEZONE's first onset), a warning
-///   names the VTIMEZONE's file and line, the first instant of disagreement and both
-///   offsets. VTIMEZONEs under Windows names are not compared: Outlook writes only the
-///   current rule, so they would always disagree with history.
+/// - **Under an IANA name, tzdata wins over an embedded VTIMEZONE.** A VTIMEZONE whose TZID
+///   is an IANA name (as written, or after removing quotes or a vendor prefix) is read as
+///   that tzdata zone, as Google, Apple, Outlook and Python's icalendar do: generators such
+///   as iCalcreator embed VTIMEZONEs that cover only a year or two (one STANDARD and one
+///   DAYLIGHT onset), and exporters embed stale rules, so extrapolating them shows summer
+///   offsets in winter. Where the two disagree at an instant the calendar's own times under
+///   that TZID reach (from the earliest year of those values to the latest, or to the end
+///   of ``comparisonYears`` for a recurring series), one warning names the VTIMEZONE's file
+///   and line, the first instant of disagreement, both offsets, and whether that instant
+///   lies outside the span the observances cover. A VTIMEZONE under any other name
+///   (Windows names included: Outlook writes only the current rule, and the name maps to
+///   tzdata only approximately) is used as written, as RFC 5545 §3.6.5 says.
 /// - **An unresolvable TZID is a warning, never a silent UTC.** The warning gives the
 ///   file, the line of the first property that uses it, and the number of uses. Values
 ///   with that TZID are read as floating times in the caller's zone (the `floatingZone`
@@ -173,23 +176,28 @@ public struct TimeZoneResolver: Sendable {
             years[tzid] = slotYears[slot]
         }
 
-        // An embedded VTIMEZONE is compared with tzdata over the years the calendar's own
-        // times under that TZID span (to the end of comparisonYears for recurring ones), so
-        // an exporter's VTIMEZONE that starts in 1970 with today's rules is not flagged for
-        // history no value in the file reaches.
+        // An embedded VTIMEZONE under an IANA name is compared with tzdata over the years the
+        // calendar's own times under that TZID span (to the end of comparisonYears for
+        // recurring ones): tzdata is used, and a disagreement there is worth one warning.
         for comparison in comparisons {
             guard let span = years[comparison.rules.identifier] else { continue }
             let lower = max(span.lower, comparisonYears.lowerBound)
             let upper = min(span.upper == Int.max ? comparisonYears.upperBound : span.upper + 1, comparisonYears.upperBound)
             guard lower <= upper,
                   let difference = Self.firstDisagreement(comparison.rules, comparison.iana, years: lower...upper) else { continue }
+            var outside = ""
+            if let first = comparison.rules.firstOnset, let last = comparison.rules.lastOnset,
+               difference.instant < first || difference.instant > last {
+                outside = ", outside the span its observances cover ("
+                    + "\(LocalDateTime(secondsSinceEpoch: first).date) to \(LocalDateTime(secondsSinceEpoch: last).date))"
+            }
             diagnostics.append(Diagnostic(
                 .warning, .timeZone, line: comparison.line, file: file, component: "VTIMEZONE",
                 message: "VTIMEZONE '\(comparison.rules.identifier)' disagrees with tzdata's \(comparison.iana.identifier) at "
                     + "\(LocalDateTime(secondsSinceEpoch: difference.instant))Z (offset "
                     + "\(VTimeZoneRules.utcOffsetText(difference.embedded)) here, "
-                    + "\(VTimeZoneRules.utcOffsetText(difference.iana)) in tzdata); "
-                    + "the embedded VTIMEZONE is used, as RFC 5545 §3.6.5 says"))
+                    + "\(VTimeZoneRules.utcOffsetText(difference.iana)) in tzdata)\(outside); "
+                    + "tzdata is used for this IANA name"))
         }
         var references: [String: Resolution] = [:]
         for tzid in order {
@@ -298,6 +306,8 @@ public struct TimeZoneResolver: Sendable {
 
     private static func resolve(_ tzid: String, embedded: [String: VTimeZoneRules]) -> Resolution? {
         if let rules = embedded[tzid] ?? embedded[unquoted(tzid)] {
+            // tzdata wins under an IANA name (see the type's documentation).
+            if let standard = resolveStandard(tzid), standard.source != .windows { return standard }
             return Resolution(timeZoneIdentifier: tzid, rules: rules, source: .embedded)
         }
         return resolveStandard(tzid)
@@ -356,13 +366,17 @@ public struct TimeZoneResolver: Sendable {
         return nil
     }
 
-    /// The first instant, within `years` and from the VTIMEZONE's first onset on, where
-    /// the embedded rules and tzdata give different offsets.
+    /// The first instant within `years` where the embedded rules and tzdata give
+    /// different offsets (before the VTIMEZONE's first onset, its earliest TZOFFSETFROM).
     static func firstDisagreement(_ embedded: VTimeZoneRules, _ iana: IANATimeZone, years: ClosedRange<Int>)
         -> (instant: Int64, embedded: Int, iana: Int)? {
         let yearStart = Int64(CalendarDate.daysSinceEpoch(year: years.lowerBound, month: 1, day: 1)) * 86_400
         let yearEnd = Int64(CalendarDate.daysSinceEpoch(year: years.upperBound + 1, month: 1, day: 1)) * 86_400 - 1
-        let lower = max(embedded.firstOnset ?? yearStart, yearStart)
+        // Before the first onset only when the values reach an earlier year (a truncated
+        // VTIMEZONE); a generated one that starts shortly before its values is not flagged.
+        let firstOnsetYear = embedded.firstOnset.map { LocalDateTime(secondsSinceEpoch: $0).date.year }
+        let lower = firstOnsetYear.map { years.lowerBound < $0 } ?? true
+            ? yearStart : max(embedded.firstOnset ?? yearStart, yearStart)
         guard lower <= yearEnd else { return nil }
         var points = [lower]
         points += embedded.transitions(from: lower, through: yearEnd).map(\.instant)

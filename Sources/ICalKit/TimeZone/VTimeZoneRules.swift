@@ -161,6 +161,10 @@ public struct VTimeZoneRules: TimeZoneRules {
     /// The instant of the earliest onset, before which the earliest TZOFFSETFROM applies.
     var firstOnset: Int64? { table.instants.first }
 
+    /// The instant of the latest onset the observances define (bounded at the year 2500
+    /// for open-ended rules), after which the last offset would be extrapolated.
+    var lastOnset: Int64? { table.instants.last }
+
     /// Reads a UTC-OFFSET (`+0100`, `-0500`, `+053000`; RFC 5545 §3.3.14) in seconds,
     /// tolerating surrounding white space and `+01:00`-style colons.
     static func utcOffset(_ text: String) -> Int? {

@@ -47,7 +47,9 @@ public struct DateTime: Sendable, Hashable, Codable, CustomStringConvertible {
         // RECURRENCE-ID of a query, so it allocates nothing.
         let utf8 = text.utf8
         let count = utf8.count
-        guard count == 8 || count == 15 || count == 16 else { return nil }
+        // A DATE written with a 'Z' (`20121210Z`, Google birthday exports) is the date: a
+        // DATE has no zone to be in (the reader warns about it).
+        guard count == 8 || count == 9 || count == 15 || count == 16 else { return nil }
         var bytes: (UInt64, UInt64) = (0, 0)
         var index = 0
         for byte in utf8 {
@@ -74,7 +76,7 @@ public struct DateTime: Sendable, Hashable, Codable, CustomStringConvertible {
         guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
               (1...12).contains(month), (1...DateSyntax.daysInMonth(year: year, month: month)).contains(day),
               let date = CalendarDate(year: year, month: month, day: day) else { return nil }
-        if count == 8 {
+        if count == 8 || (count == 9 && byte(8) == UInt8(ascii: "Z")) {
             self.init(date: date)
             return
         }

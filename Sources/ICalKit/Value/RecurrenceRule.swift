@@ -449,6 +449,62 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
         return rule
     }
 
+    /// A rule that cannot be read as written but is well defined without its bad parts
+    /// (`FREQ=WEEKLY;UNTIL=20240331;COUNT=-1;INTERVAL=4;BYDAY=MO` without `COUNT=-1`): the
+    /// rule read without them, and why each was dropped.
+    ///
+    /// A part is bad when a rule of FREQ and that part alone cannot be read, or when it
+    /// repeats a part already kept. A bad COUNT, UNTIL, INTERVAL, WKST or SKIP is dropped
+    /// (the rule then runs without it). A BYxxx list keeps its good items (`BYDAY=MO,XX` is
+    /// `BYDAY=MO`); a BYxxx part with no good item is not dropped, since the rule without
+    /// that filter would mean something else. Nil when FREQ or RSCALE is bad, when nothing
+    /// can be dropped, or when what remains still cannot be read (COUNT and UNTIL both
+    /// valid). Unknown part names are kept, as always.
+    static func salvaging(_ raw: String) -> (rule: RecurrenceRule, dropped: [String])? {
+        let parts = raw.split(separator: ";", omittingEmptySubsequences: true).map(String.init)
+        guard let frequencyPart = parts.first(where: { ASCII.uppercased(String($0.prefix(5))) == "FREQ=" }),
+              (try? RecurrenceRule(validating: frequencyPart)) != nil else { return nil }
+        func reason(_ part: String) -> String? {
+            do {
+                _ = try RecurrenceRule(validating: frequencyPart + ";" + part)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        var kept: [String] = []
+        var seen = Set<String>()
+        var dropped: [String] = []
+        for part in parts {
+            guard part != frequencyPart else { kept.append(part); continue }
+            let name = String(part.prefix { $0 != "=" })
+            let key = ASCII.uppercased(name)
+            if knownParts.contains(key), seen.contains(key) {
+                dropped.append("\(part) repeats \(key)")
+                continue
+            }
+            guard let message = reason(part) else {
+                seen.insert(key)
+                kept.append(part)
+                continue
+            }
+            if key.hasPrefix("BY") {
+                let items = part.dropFirst(name.count + 1).split(separator: ",", omittingEmptySubsequences: false)
+                let good = items.filter { reason(name + "=" + $0) == nil }
+                guard !good.isEmpty, good.count < items.count else { return nil }
+                seen.insert(key)
+                kept.append(name + "=" + good.joined(separator: ","))
+                dropped.append(message)
+            } else if key == "RSCALE" || key == "FREQ" {
+                return nil
+            } else {
+                dropped.append(message)
+            }
+        }
+        guard !dropped.isEmpty, let rule = try? RecurrenceRule(validating: kept.joined(separator: ";")) else { return nil }
+        return (rule, dropped)
+    }
+
     static let knownParts: Set<String> = [
         "FREQ", "INTERVAL", "COUNT", "UNTIL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY",
         "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST", "RSCALE", "SKIP",

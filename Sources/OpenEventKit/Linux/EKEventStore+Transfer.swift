@@ -167,13 +167,17 @@ extension EKEventStore {
     /// journal entries need full access to events, to-dos full access to reminders; without
     /// it they are left out (under write-only access the first query may show the upgrade
     /// prompt, as any fetch does). Each match's source is `calendar/file.ics`.
+    ///
+    /// `includingCancelled` lists instances cancelled by an override (`STATUS:CANCELLED`)
+    /// instead of leaving them out (``OccurrenceQuery/includesCancelled``).
     public func occurrences(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
                             kinds: Set<ComponentKind> = [.event, .todo, .journal],
-                            floatingZone: any TimeZoneRules) -> OccurrenceQuery.Result {
+                            floatingZone: any TimeZoneRules, includingCancelled: Bool = false) -> OccurrenceQuery.Result {
         let (collections, effectiveKinds) = readableCollections(calendars: calendars, kinds: kinds)
         return lock.withLock {
             state.diagnostics = []
-            return matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone)
+            return matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone,
+                           includingCancelled: includingCancelled)
         }
     }
 
@@ -186,13 +190,16 @@ extension EKEventStore {
     /// and stores the listings, later ones read them. Pending (uncommitted) changes, or a
     /// cache that cannot answer, use the path of ``occurrences(in:calendars:kinds:floatingZone:)``;
     /// both give the same listings and diagnostics.
+    /// With `includingCancelled` (cancelled instances listed) the items are always read: the
+    /// occurrence cache holds the default listing.
     public func occurrenceListings(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
                                    kinds: Set<ComponentKind> = [.event, .todo, .journal],
-                                   floatingZone: any TimeZoneRules) -> (listings: [OccurrenceListing], diagnostics: [Diagnostic]) {
+                                   floatingZone: any TimeZoneRules,
+                                   includingCancelled: Bool = false) -> (listings: [OccurrenceListing], diagnostics: [Diagnostic]) {
         let (collections, effectiveKinds) = readableCollections(calendars: calendars, kinds: kinds)
         return lock.withLock {
             state.diagnostics = []
-            if usesIndex, state.items.isEmpty, !effectiveKinds.isEmpty, let index = currentIndex() {
+            if !includingCancelled, usesIndex, state.items.isEmpty, !effectiveKinds.isEmpty, let index = currentIndex() {
                 do throws(StoreError) {
                     if let cached = try index.cachedListings(window: window, collections: Set(collections),
                                                              kinds: effectiveKinds, floatingZone: floatingZone) {
@@ -203,7 +210,8 @@ extension EKEventStore {
                                                         message: "the occurrence cache could not be used (\(error.message)); the items are read instead"))
                 }
             }
-            let result = matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone)
+            let result = matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone,
+                                 includingCancelled: includingCancelled)
             return (result.matches.map(OccurrenceListing.init), result.diagnostics)
         }
     }
@@ -225,11 +233,13 @@ extension EKEventStore {
 
     /// The query over the collections' candidates (caller holds the lock).
     private func matches(in window: Range<Int64>, collections: [String], kinds: Set<ComponentKind>,
-                         floatingZone: any TimeZoneRules) -> OccurrenceQuery.Result {
+                         floatingZone: any TimeZoneRules, includingCancelled: Bool = false) -> OccurrenceQuery.Result {
         let sources = itemsForQuery(in: collections, window: window, kinds: kinds).map {
             OccurrenceQuery.Source(calendar: $0.calendar, name: $0.key.description)
         }
-        var result = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: kinds).run(sources)
+        var query = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: kinds)
+        query.includesCancelled = includingCancelled
+        var result = query.run(sources)
         result.diagnostics = state.diagnostics + result.diagnostics
         return result
     }

@@ -10,16 +10,26 @@ extension ICal {
             abstract: "List the occurrences in a time window, recurring series expanded.",
             discussion: """
                 A moment is a year, month, day, hour, minute or second (2026, 2026-12,
-                2026-12-01, 2026-12-01T16, 2026-12-01T16:30, 2026-12-01T16:30:00) or now,
-                today, tomorrow, yesterday. --at covers the whole of its precision (2026-12 is
-                all of December); --between START END is [START, END), END being a moment or
-                an offset from START (+7d, +1d12h, +30m, +2w; days move the wall clock, hours
-                are exact). Moments are read in --tz, or the system zone ($TZ), or UTC.
+                2026-12-01, 2026-12-01T16, 2026-12-01T16:30, 2026-12-01T16:30:00), an ISO
+                week or week day (2026-W49, 2026-W49-2), or now, today, tomorrow, yesterday.
+                A time may end in Z or an offset, as ical prints it (2026-10-26T00:00:00Z,
+                2026-11-10T17:00:00+01:00): then it is that instant. --at covers the whole of
+                its precision (2026-12 is all of December); --between START END is [START,
+                END), END being a moment or an offset from START (+7d, +1d12h, +30m, +2w; days
+                move the wall clock, hours are exact). Without --at or --between the window is
+                today and the next six days (--between today +7d). Moments without an offset
+                are read in --tz, or the system zone ($TZ), or UTC.
 
                 An occurrence is listed when it starts before the end and ends after the start
                 (a zero-length one when START <= start < END). Overrides (RECURRENCE-ID),
                 RDATE, EXDATE, cancelled instances and SEQUENCE versions are applied; times are
-                converted with each file's VTIMEZONEs, then tzdata, then Windows zone names.
+                converted with tzdata (also for a file's VTIMEZONE under an IANA name), a
+                file's other VTIMEZONEs, then Windows zone names. Floating times are read in
+                the calendar's X-WR-TIMEZONE when it has one, else in --tz; under --tz they stay
+                floating in json and csv (no offset, timeZone null). An instance cancelled by
+                an override (STATUS:CANCELLED) is left out, as Apple and Google show it;
+                --include-cancelled lists it with status CANCELLED (json, csv, ics, and
+                "[cancelled]" in text).
 
                 Output formats: text (an agenda by day; all-day ranges show their last day),
                 json (one array; fields uid, recurrenceId, summary, start, end, allDay,
@@ -88,6 +98,9 @@ extension ICal {
         @Option(help: "The output format.")
         var format: Format = .text
 
+        @Flag(help: "List instances cancelled by an override (STATUS:CANCELLED), with their status; by default they are left out.")
+        var includeCancelled = false
+
         @Flag(help: ArgumentHelp("Store queries: compare every item file with the query index first, to see files rewritten in place (otherwise only folders whose times changed are listed).", visibility: .default))
         var rescan = false
 
@@ -101,7 +114,6 @@ extension ICal {
                 between = Array(between[0..<2])
             }
             if at != nil && !between.isEmpty { throw ValidationError("Give either --at or --between, not both.") }
-            if at == nil && between.isEmpty { throw ValidationError("Give the window: --at WHEN or --between START END.") }
             if !between.isEmpty && between.count != 2 { throw ValidationError("--between takes two values: START and END (a moment or +offset such as +7d).") }
             if !inputs.isEmpty && (storeOptions.store != nil || storeOptions.app != nil) {
                 throw ValidationError("--store and --app query the store: give them without input files.")
@@ -125,8 +137,12 @@ extension ICal {
             do {
                 if let at {
                     window = try QueryWindow.at(at, in: zone, now: now)
-                } else {
+                } else if between.count == 2 {
                     window = try QueryWindow.between(between[0], between[1], in: zone, now: now)
+                } else {
+                    // No window: today and the next six days, as `khal list` and icalBuddy's
+                    // eventsToday+N show.
+                    window = try QueryWindow.between("today", "+7d", in: zone, now: now)
                 }
             } catch {
                 printError("ical: \(error.message)")
@@ -189,7 +205,8 @@ extension ICal {
         /// The store's occurrences as listings, as the app.
         private func listStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> ([OccurrenceListing], [Diagnostic]) {
             try withReadableStore { store, calendars in
-                let result = store.occurrenceListings(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone)
+                let result = store.occurrenceListings(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
+                                                      includingCancelled: includeCancelled)
                 return (result.listings, result.diagnostics)
             }
         }
@@ -204,7 +221,8 @@ extension ICal {
         /// The store's occurrences with whole components, as the app (needs full access).
         private func queryStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {
             try withReadableStore { store, calendars in
-                store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone)
+                store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
+                                  includingCancelled: includeCancelled)
             }
         }
 
@@ -220,7 +238,9 @@ extension ICal {
                 }
             }
 
-            let result = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds).run(sources)
+            var query = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds)
+            query.includesCancelled = includeCancelled
+            let result = query.run(sources)
             // The trees read are not needed again, and the process ends after printing:
             // leave them to the exit rather than freeing every component, property and
             // string of a large file one by one (a tenth of a query's time at 100,000 events).

@@ -190,9 +190,9 @@ enum JCalFixtures {
         PRODID:-//OpenEventKit//Tests//EN
         NAME:Team calendar
         COLOR:turquoise
-        REFRESH-INTERVAL:P1D
-        SOURCE:https://example.com/team.ics
-        IMAGE;DISPLAY=BADGE;FMTTYPE=image/png:https://example.com/badge.png
+        REFRESH-INTERVAL;VALUE=DURATION:P1D
+        SOURCE;VALUE=URI:https://example.com/team.ics
+        IMAGE;VALUE=URI;DISPLAY=BADGE;FMTTYPE=image/png:https://example.com/badge.png
         X-CUSTOM-FLAG;X-PARAM="a;b";X-OTHER=plain;X-EMPTY=:raw value \\q kept
         X-EMPTY-VALUE:
         BEGIN:VEVENT
@@ -200,7 +200,7 @@ enum JCalFixtures {
         DTSTAMP:20240101T000000Z
         DTSTART:20240102T090000Z
         DURATION:PT1H30M
-        CONFERENCE;FEATURE=AUDIO,VIDEO;LABEL=Join:https://meet.example.com/abc
+        CONFERENCE;VALUE=URI;FEATURE=AUDIO,VIDEO;LABEL=Join:https://meet.example.com/abc
         CATEGORIES:Work,Music\\, piano,a\\;b
         CATEGORIES:Second
         RESOURCES:Projector,Whiteboard
@@ -350,7 +350,7 @@ enum JCalFixtures {
         UID:participants
         DTSTAMP:20240101T000000Z
         DTSTART:20240101T090000Z
-        STYLED-DESCRIPTION;FMTTYPE=text/html:<p>Hi</p>
+        STYLED-DESCRIPTION;VALUE=TEXT;FMTTYPE=text/html:<p>Hi</p>
         BEGIN:PARTICIPANT
         UID:p-1
         PARTICIPANT-TYPE:SPEAKER

@@ -103,6 +103,24 @@ import Testing
 
         """
 
+    /// RFC 7986 gives IMAGE, CONFERENCE, SOURCE and REFRESH-INTERVAL no default type, so
+    /// VALUE is required: jCal -> iCalendar keeps it (issue 14: files came back invalid).
+    @Test func valueIsKeptWhereThePropertyHasNoDefault() throws {
+        let jcal = #"["vcalendar",[["version",{},"text","2.0"],["prodid",{},"text","x"],"#
+            + #"["refresh-interval",{},"duration","P1W"],["source",{},"uri","https://example.com/c.ics"],"#
+            + #"["image",{"display":"BADGE"},"uri","https://example.com/i.png"]],"#
+            + #"[["vevent",[["uid",{},"text","c"],["dtstamp",{},"date-time","2024-01-01T00:00:00Z"],"#
+            + #"["conference",{"feature":"AUDIO"},"uri","https://meet.example.com/x"],"#
+            + #"["url",{},"uri","https://example.com/e"]],[]]]]"#
+        let text = ICalWriter().string(try JCalReader().read(Array(jcal.utf8)))
+        #expect(text.contains("REFRESH-INTERVAL;VALUE=DURATION:P1W\r\n"))
+        #expect(text.contains("SOURCE;VALUE=URI:https://example.com/c.ics\r\n"))
+        #expect(text.contains("IMAGE;VALUE=URI;DISPLAY=BADGE:https://example.com/i.png\r\n"))
+        #expect(text.contains("CONFERENCE;VALUE=URI;FEATURE=AUDIO:https://meet.example.com/x\r\n"))
+        // A property whose default is the value's type stays without VALUE.
+        #expect(text.contains("URL:https://example.com/e\r\n"))
+    }
+
     @Test func nonCanonicalInputComesBackNormalized() throws {
         let original = try ICalReader().read(Self.nonCanonical).calendars
         let normalized = original.map { $0.normalizedForInterchange() }
@@ -120,7 +138,7 @@ import Testing
             DTSTART;TZID=Europe/Berlin:20240101T100000\r
             DTEND;TZID=Europe/Berlin:20240101T110000\r
             X-MULTI;X-A=1,2;X-B=q:text\r
-            IMAGE;DISPLAY=BADGE:https://example.com/i.png\r
+            IMAGE;VALUE=URI;DISPLAY=BADGE:https://example.com/i.png\r
             RDATE;VALUE=PERIOD;TZID=Europe/Berlin:20240301T100000/PT1H\r
             CATEGORIES:a,b\\,c,d\\ne\r
             RRULE:FREQ=DAILY;COUNT=3;BYDAY=mo,tu\r

@@ -1,8 +1,9 @@
 import Testing
 import ICalKit
 
-/// TZID resolution order, sources, and the documented decisions: an embedded VTIMEZONE
-/// wins (with a warning when it disagrees with tzdata), and an unresolvable TZID is a
+/// TZID resolution order, sources, and the documented decisions: tzdata wins over an
+/// embedded VTIMEZONE under an IANA name (with a warning when they disagree), an embedded
+/// VTIMEZONE under another name is used as written, and an unresolvable TZID is a
 /// warning with its line and a floating fallback, never a silent UTC.
 @Suite struct TimeZoneResolverTests {
     static func calendar(_ body: String, file: String = "test.ics") throws -> Component {
@@ -55,8 +56,9 @@ import ICalKit
         #expect(TimeZoneResolver.resolveStandard("/etc/../../etc/passwd") == nil)
     }
 
-    @Test func embeddedVTimeZoneWinsAndDisagreementIsAWarning() throws {
+    @Test func tzdataWinsOverAnEmbeddedIANANamedVTimeZoneAndDisagreementIsAWarning() throws {
         // A stale or wrong definition under an IANA name: fixed +05:00 for "Europe/Berlin".
+        // Deliberate change (issue 14): tzdata's CEST is used, not the embedded +05:00.
         let calendar = try Self.calendar("""
             BEGIN:VTIMEZONE
             TZID:Europe/Berlin
@@ -74,9 +76,9 @@ import ICalKit
             """, file: "stale.ics")
         let resolver = TimeZoneResolver(calendar: calendar, file: "stale.ics")
         let resolution = try #require(resolver.resolve("Europe/Berlin"))
-        #expect(resolution.source == .embedded)
+        #expect(resolution.source == .iana)
         let value = try #require(DateTime(iCalendar: "20240701T120000", timeZoneIdentifier: "Europe/Berlin"))
-        #expect(resolver.instant(for: value, floatingZone: Self.utc) == LocalDateTime(year: 2024, month: 7, day: 1, hour: 7)!.secondsSinceEpoch)
+        #expect(resolver.instant(for: value, floatingZone: Self.utc) == LocalDateTime(year: 2024, month: 7, day: 1, hour: 10)!.secondsSinceEpoch)
         let warning = try #require(resolver.diagnostics.first)
         #expect(resolver.diagnostics.count == 1)
         #expect(warning.severity == .warning)
@@ -85,6 +87,30 @@ import ICalKit
         #expect(warning.line == 4)  // BEGIN:VTIMEZONE
         #expect(warning.message.contains("disagrees with tzdata"))
         #expect(warning.message.contains("+0500"))
+        #expect(warning.message.contains("tzdata is used"))
+    }
+
+    @Test func embeddedVTimeZoneUnderAnotherNameIsUsedAsWritten() throws {
+        let calendar = try Self.calendar("""
+            BEGIN:VTIMEZONE
+            TZID:My Office
+            BEGIN:STANDARD
+            DTSTART:19700101T000000
+            TZOFFSETFROM:+0500
+            TZOFFSETTO:+0500
+            END:STANDARD
+            END:VTIMEZONE
+            BEGIN:VEVENT
+            UID:1
+            DTSTART;TZID=My Office:20240701T120000
+            END:VEVENT
+
+            """)
+        let resolver = TimeZoneResolver(calendar: calendar)
+        #expect(resolver.resolve("My Office")?.source == .embedded)
+        let value = try #require(DateTime(iCalendar: "20240701T120000", timeZoneIdentifier: "My Office"))
+        #expect(resolver.instant(for: value, floatingZone: Self.utc) == LocalDateTime(year: 2024, month: 7, day: 1, hour: 7)!.secondsSinceEpoch)
+        #expect(resolver.diagnostics.isEmpty)
     }
 
     @Test func embeddedVTimeZoneThatAgreesWithTzdataIsQuiet() throws {
