@@ -107,8 +107,9 @@ enum DAVServers {
         }
 
         /// A request as another client would make it (HTTP Basic with the account).
-        func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) throws -> (status: Int, body: String, etag: String?) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil,
+                     port: Int? = nil) throws -> (status: Int, body: String, etag: String?) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port ?? self.port)\(path)")!)
             request.httpMethod = method
             request.timeoutInterval = 10
             request.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")

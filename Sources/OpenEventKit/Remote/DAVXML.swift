@@ -54,8 +54,9 @@ package enum DAVXML {
         parser.delegate = builder
         let ok = parser.parse()
         if let problem = builder.problem { throw RemoteError(.malformed, problem, url: url) }
-        guard ok, let root = builder.root else {
-            let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "no document element"
+        guard ok, builder.stack.isEmpty, let root = builder.root else {
+            let reason = parser.parserError.map { "\($0.localizedDescription)" }
+                ?? (builder.stack.isEmpty ? "no document element" : "the document ends inside <\(builder.stack.last!.name)>")
             throw RemoteError(.malformed, "the server's XML cannot be read: \(reason) (line \(parser.lineNumber))", url: url)
         }
         return root

@@ -99,8 +99,8 @@ package struct HTTPResponse: Sendable {
 ///   hostile server cannot fill memory; request bodies are sent with `Content-Length`, never
 ///   chunked (Radicale refuses chunked bodies).
 ///
-/// Requests run one at a time and block the caller; callers never hold the store's lock
-/// while they wait.
+/// Requests run one at a time, each on a connection of its own (see ``exchange(_:)``), and
+/// block the caller; callers never hold the store's lock while they wait.
 package final class HTTPFunnel: Sendable {
     /// Bounds on what one exchange may cost.
     package struct Limits: Sendable {
@@ -197,6 +197,10 @@ package final class HTTPFunnel: Sendable {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let authorization { urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        // No keep-alive: FoundationNetworking on Linux waits out the whole timeout, spinning,
+        // when a server closes a reused connection without answering (a server killed or
+        // restarted in the middle of a sync); a fresh connection per request fails at once.
+        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
         if let body = request.body {
             urlRequest.httpBody = body
             urlRequest.setValue(String(body.count), forHTTPHeaderField: "Content-Length")

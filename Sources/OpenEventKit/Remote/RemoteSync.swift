@@ -140,6 +140,7 @@ package struct RemoteSyncEngine {
         var refetch: [String: String] = [:]              // href -> name, after an upload without an ETag
 
         // 4. Up.
+        var wentUp = Set<String>()
         let base = calendar.href.hasSuffix("/") ? calendar.href : calendar.href + "/"
         for name in created.sorted() {
             let href = DAVResponse.canonicalHref(base + name)
@@ -153,12 +154,14 @@ package struct RemoteSyncEngine {
                 newItems[name] = CollectionSyncState.Item(href: href, etag: etag, identity: local[name]!)
                 if etag == nil { refetch[href] = name }
                 report.up += 1
+                wentUp.insert(name)
             case .failure(let error) where error.code == .preconditionFailed:
                 // Something is there already: the same item (an upload whose record a crash
                 // lost) is adopted; anything else is a conflict.
                 let server = try client.fetch([href], from: calendar.href)[href]
                 if let server, Self.sameItem(Array(server.data.utf8), bytes) {
                     newItems[name] = CollectionSyncState.Item(href: href, etag: server.etag, identity: local[name]!)
+                    wentUp.insert(name)
                 } else {
                     conflictedNames[name] = href
                 }
@@ -182,6 +185,7 @@ package struct RemoteSyncEngine {
                 newItems[name] = CollectionSyncState.Item(href: known.href, etag: etag, identity: local[name]!)
                 if etag == nil { refetch[known.href] = name }
                 report.up += 1
+                wentUp.insert(name)
             case .failure(let error) where error.code == .preconditionFailed:
                 conflictedNames[name] = known.href
             case .failure(let error):
@@ -204,6 +208,7 @@ package struct RemoteSyncEngine {
             case .success:
                 newItems[name] = nil
                 report.up += 1
+                wentUp.insert(name)
             case .failure(let error) where error.code == .preconditionFailed:
                 // Changed on the server, removed here: the change wins (a removal loses nothing).
                 downloads.insert(known.href)
@@ -224,30 +229,60 @@ package struct RemoteSyncEngine {
             newItems[name] = nil
         }
 
-        // 5. Down: changes, conflicts' server versions, rewritten uploads.
+        // What went up is recorded before anything comes down, so a sync cut short here
+        // does not send it again as a conflict.
+        var interim = state
+        for name in wentUp { interim.items[name] = newItems[name] }
+        if !wentUp.isEmpty { try files.setState(interim, of: collection) }
+
+        // 5. Down: changes and rewritten uploads, in batches (memory is bounded by a batch,
+        // not by the calendar), each committed on its own.
         let conflictHrefs = Set(conflictedNames.values)
-        let wanted = Array(downloads.union(conflictHrefs).union(refetch.keys)).sorted()
-        let fetched = wanted.isEmpty ? [:] : try client.fetch(wanted, from: calendar.href)
-        for href in downloads.union(refetch.keys).sorted() where !conflictHrefs.contains(href) {
-            guard let name = nameForHref[href] ?? refetch[href] else { continue }
-            guard let item = fetched[href] else {
-                if refetch[href] == nil { report.problems.append("\(href): listed but not fetched") }
-                continue
+        let incoming = Array(downloads.union(refetch.keys).subtracting(conflictHrefs)).sorted()
+        var start = 0
+        while start < incoming.count {
+            let chunk = Array(incoming[start..<min(start + CalDAVClient.multigetBatch, incoming.count)])
+            start += CalDAVClient.multigetBatch
+            let fetched = try client.fetch(chunk, from: calendar.href)
+            var downBatch = Batch()
+            for href in chunk {
+                guard let name = nameForHref[href] ?? refetch[href] else { continue }
+                guard let item = fetched[href] else {
+                    if refetch[href] == nil { report.problems.append("\(href): listed but not fetched") }
+                    continue
+                }
+                guard let bytes = Self.checkedItem(item.data) else {
+                    report.problems.append("\(href): the server's data is not an iCalendar item; skipped")
+                    continue
+                }
+                try downBatch.putBytes(bytes, into: collection, name: name, expecting: local[name].map { .identity($0) } ?? .absent)
+                newItems[name] = CollectionSyncState.Item(href: href, etag: item.etag, identity: Self.unknownIdentity)
+                if refetch[href] == nil { report.down += 1 }
             }
-            guard let bytes = Self.checkedItem(item.data) else {
-                report.problems.append("\(href): the server's data is not an iCalendar item; skipped")
-                continue
+            if !downBatch.isEmpty {
+                let result = try store.commit(downBatch)
+                for (key, identity) in result.identities where key.collection == collection { newItems[key.name]?.identity = identity }
             }
-            try batch.putBytes(bytes, into: collection, name: name, expecting: local[name].map { .identity($0) } ?? .absent)
-            newItems[name] = CollectionSyncState.Item(href: href, etag: item.etag, identity: FileIdentity(device: 0, inode: 0, size: 0, modificationSeconds: 0, modificationNanoseconds: 0))
-            if refetch[href] == nil { report.down += 1 }
         }
+        let fetched = conflictHrefs.isEmpty ? [:] : try client.fetch(Array(conflictHrefs).sorted(), from: calendar.href)
 
         // 6. Conflicts.
         for (name, href) in conflictedNames.sorted(by: { $0.key < $1.key }) {
             let localBytes = local[name].flatMap { _ in try? StoreSystem.readFile(store.root + "/" + collection + "/" + name, limit: FolderStore.maximumItemSize).bytes }
             let server = fetched[href]
             let serverBytes = server.flatMap { Self.checkedItem($0.data) }
+            if let localBytes, let serverBytes, Self.sameItem(localBytes, serverBytes), let identity = local[name] {
+                // The same on both sides (an upload whose record a cut-short sync lost).
+                newItems[name] = CollectionSyncState.Item(href: href, etag: server?.etag, identity: identity)
+                continue
+            }
+            if serverBytes == nil, localBytes != nil, policy != .server {
+                // Removed on the server, changed here: the local version is kept, and goes
+                // up again as a new item at the next sync.
+                newItems[name] = nil
+                report.conflicts.append("\(name): removed on the server but changed here; the local version was kept and goes up at the next sync")
+                continue
+            }
             switch policy {
             case .local where localBytes != nil && calendar.writable:
                 do {
@@ -265,7 +300,7 @@ package struct RemoteSyncEngine {
             // The server's copy wins the item.
             if let serverBytes {
                 try batch.putBytes(serverBytes, into: collection, name: name, expecting: local[name].map { .identity($0) } ?? .absent)
-                newItems[name] = CollectionSyncState.Item(href: href, etag: server?.etag, identity: FileIdentity(device: 0, inode: 0, size: 0, modificationSeconds: 0, modificationNanoseconds: 0))
+                newItems[name] = CollectionSyncState.Item(href: href, etag: server?.etag, identity: Self.unknownIdentity)
                 report.down += 1
             } else if let identity = local[name] {
                 // Removed on the server.
@@ -370,6 +405,9 @@ package struct RemoteSyncEngine {
     }
 
     // MARK: Helpers
+
+    /// The identity of a file the pending batch writes: filled in after its commit.
+    static let unknownIdentity = FileIdentity(device: 0, inode: 0, size: 0, modificationSeconds: 0, modificationNanoseconds: 0)
 
     /// A network call's outcome as a value.
     static func attempt<T>(_ body: () throws(RemoteError) -> T) -> Result<T, RemoteError> {
