@@ -233,3 +233,91 @@ import Testing
         #expect(client.files(in: collection).count == count)
     }
 }
+
+/// The same account through vdirsyncer and the same mirror through khal: what one client
+/// uploads the other sees.
+@Suite(.serialized) struct CalDAVInteropTests {
+    @Test func vdirsyncerAndKhalSeeWhatWeSyncAndWeSeeWhatVdirsyncerUploads() throws {
+        let server = try DAVServers.Server(.radicale)
+        defer { server.stop() }
+        let client = try CalDAVSyncTests.Client()
+        defer { client.folder.remove() }
+        let secret = try client.folder.write("password", server.password + "\n")
+        let added = try client.run(["sources", "add", "caldav", server.baseURL, "--name", "Lessons", "--user", server.user,
+                                    "--password-command", "cat \(secret)"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let collection = try client.collection(for: server.calendarPath)
+
+        // Ours goes up.
+        let lessons = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/repeating-lessons.ics").path
+        #expect(try client.run(["import", "--calendar", collection, lessons]).status == 0)
+        #expect(try client.run(["sync"]).status == 0)
+
+        // vdirsyncer mirrors the same account into a folder of its own.
+        let bin = try DAVServers.bin.get()
+        let root = client.folder.url.path
+        let config = try client.folder.write("vdirsyncer.conf", """
+            [general]
+            status_path = "\(root)/vdirsyncer-status/"
+
+            [pair lessons]
+            a = "local"
+            b = "remote"
+            collections = ["from b"]
+
+            [storage local]
+            type = "filesystem"
+            path = "\(root)/vdirsyncer/"
+            fileext = ".ics"
+
+            [storage remote]
+            type = "caldav"
+            url = "\(server.baseURL)"
+            username = "\(server.user)"
+            password.fetch = ["command", "cat", "\(secret)"]
+            """)
+        var run = PythonPeers.run("/bin/sh", ["-c", "yes | \(bin)/vdirsyncer -c \(config) discover"])
+        #expect(run.status == 0, "\(run.stderr)")
+        run = PythonPeers.run(bin + "/vdirsyncer", ["-c", config, "sync"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let theirs = root + "/vdirsyncer/lessons"
+        let mirrored = (try? FileManager.default.contentsOfDirectory(atPath: theirs)) ?? []
+        let texts = try mirrored.map { try String(contentsOfFile: theirs + "/" + $0, encoding: .utf8) }
+        #expect(texts.contains { $0.contains("UID:piano-weekly@openeventkit.example") }, "\(mirrored)")
+
+        // Theirs comes down.
+        try DAVServers.Server.event(uid: "from-vdirsyncer@example", summary: "Choir", start: "20261203T170000Z")
+            .write(toFile: theirs + "/from-vdirsyncer.ics", atomically: true, encoding: .utf8)
+        run = PythonPeers.run(bin + "/vdirsyncer", ["-c", config, "sync"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 1 down, 0 up"), "\(sync.stdout)")
+        #expect(try client.run(["query", "--at", "2026-12-03"]).stdout.contains("Choir"))
+
+        // khal reads the mirror as it reads any vdir.
+        if let khal = try? KhalInteropTests.khal.get() {
+            let khalConfig = try client.folder.write("khal.conf", """
+                [calendars]
+                [[lessons]]
+                path = \(client.store)/\(collection)
+                type = calendar
+                [locale]
+                timeformat = %H:%M
+                dateformat = %Y-%m-%d
+                longdateformat = %Y-%m-%d
+                datetimeformat = %Y-%m-%d %H:%M
+                longdatetimeformat = %Y-%m-%d %H:%M
+                default_timezone = UTC
+                local_timezone = UTC
+                [sqlite]
+                path = \(root)/khal.db
+
+                """)
+            let listed = PythonPeers.run(khal, ["-c", khalConfig, "list", "--format", "{start} {title}", "--day-format", "", "2026-12-03", "1d"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(listed.stdout.contains("Choir"), "\(listed.stdout)")
+        } else {
+            Issue.record("khal could not be installed from PyPI")
+        }
+    }
+}

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// Real CalDAV servers for the sync tests: Radicale and Xandikos from PyPI, installed into a
+/// Real CalDAV servers for the sync tests: Radicale and Xandikos from PyPI (and vdirsyncer, the
+/// client compared with), installed into a
 /// test-only virtualenv (`.build/dav-venv`, retried once), each started on 127.0.0.1 with a
 /// free port and a temporary folder, and stopped by the test. Never a mock, never another
 /// address than loopback.
@@ -19,10 +20,10 @@ enum DAVServers {
             guard created.status == 0 else { return .failure(PythonPeers.PeerError("python3 -m venv failed: \(created.stderr)")) }
         }
         let bin = venv.appendingPathComponent("bin").path
-        if PythonPeers.run(python, ["-c", "import radicale, xandikos"]).status == 0 { return .success(bin) }
+        if PythonPeers.run(python, ["-c", "import radicale, xandikos, vdirsyncer"]).status == 0 { return .success(bin) }
         for _ in 0..<2 {
             let install = PythonPeers.run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                                                   "radicale==3.9.0", "xandikos==0.4.10"])
+                                                   "radicale==3.9.0", "xandikos==0.4.10", "vdirsyncer==0.21.0"])
             if install.status == 0 { return .success(bin) }
         }
         return .failure(PythonPeers.PeerError("pip could not install radicale and xandikos from PyPI"))
