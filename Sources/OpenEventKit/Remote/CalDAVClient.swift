@@ -202,6 +202,21 @@ package struct CalDAVClient: Sendable {
         return result
     }
 
+    /// Every item of a calendar with its data and ETag, in one `calendar-query` REPORT: what
+    /// a first sync must transfer, in one request (the server's cheapest way to send it).
+    package func fetchAll(from calendar: String) throws(RemoteError) -> [String: (etag: String?, data: String)] {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop><c:filter><c:comp-filter name="VCALENDAR"/></c:filter></c:calendar-query>
+            """
+        var result: [String: (etag: String?, data: String)] = [:]
+        for response in try multistatus("REPORT", calendar, depth: "1", body: body).responses {
+            guard let data = response.property("calendar-data", DAVXML.caldav)?.text else { continue }
+            result[response.href] = (response.property("getetag")?.trimmedText, data)
+        }
+        return result
+    }
+
     /// Writes an item: a create (`If-None-Match: *`) when `etag` is nil, else a change
     /// (`If-Match`). Returns the new ETag when the server gives one. A `412` is
     /// ``RemoteError/Code/preconditionFailed``: someone else was first.

@@ -104,6 +104,23 @@ package struct RemoteSyncEngine {
                 throw error
             }
         }
+        var prefetched: [String: (etag: String?, data: String)] = [:]
+        if !listed && state.items.isEmpty && state.syncToken == nil {
+            // A first sync takes everything in one calendar-query (the token first: changes
+            // made meanwhile are reported again next time); a calendar too large for one
+            // response is listed and fetched in batches instead.
+            newToken = calendar.supportsSync ? (try? client.syncToken(of: calendar.href)) ?? nil : nil
+            switch Self.attempt({ () throws(RemoteError) in try client.fetchAll(from: calendar.href) }) {
+            case .success(let all):
+                prefetched = all
+                for (href, item) in all { remoteChanged[href] = item.etag }
+                listed = true
+            case .failure(let error) where error.code == .tooLarge || error.code == .httpStatus:
+                break
+            case .failure(let error):
+                throw error
+            }
+        }
         if !listed {
             // The token first: changes made while listing are reported again next time.
             newToken = calendar.supportsSync ? (try? client.syncToken(of: calendar.href)) ?? nil : nil
@@ -243,7 +260,8 @@ package struct RemoteSyncEngine {
         while start < incoming.count {
             let chunk = Array(incoming[start..<min(start + CalDAVClient.multigetBatch, incoming.count)])
             start += CalDAVClient.multigetBatch
-            let fetched = try client.fetch(chunk, from: calendar.href)
+            let fetched = prefetched.isEmpty ? try client.fetch(chunk, from: calendar.href)
+                : chunk.reduce(into: [String: (etag: String?, data: String)]()) { $0[$1] = prefetched[$1] }
             var downBatch = Batch()
             for href in chunk {
                 guard let name = nameForHref[href] ?? refetch[href] else { continue }
