@@ -198,6 +198,31 @@ import Testing
         }
     }
 
+    /// icalendar's issue_165_missing_event.ics (Microsoft Exchange): BYDAY with a space after
+    /// each comma. The items are read without the spaces (weekdays, not Mondays only).
+    @Test func listWithSpacesAroundItsItemsIsReadWithoutThem() throws {
+        let text = """
+            BEGIN:VCALENDAR\r
+            METHOD:REQUEST\r
+            PRODID:Microsoft CDO for Microsoft Exchange\r
+            VERSION:2.0\r
+            BEGIN:VEVENT\r
+            UID:standup@example.com\r
+            DTSTAMP:20150703T071009Z\r
+            DTSTART;TZID=Europe/Berlin:20150703T100000\r
+            DTEND;TZID=Europe/Berlin:20150703T103000\r
+            RRULE:FREQ=DAILY;UNTIL=20150722T080000Z;INTERVAL=1;BYDAY=MO, TU, WE, TH, FR;WKST=SU\r
+            SUMMARY:Sprint 25 Daily Standup\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let (listings, diagnostics) = try Self.query(text, from: "20150701T000000Z", to: "20150801T000000Z")
+        #expect(listings.map(\.start.local.date.day) == [3, 6, 7, 8, 9, 10, 13, 14, 15, 16, 17, 20, 21, 22])
+        let warning = try #require(diagnostics.first { $0.property == "RRULE" })
+        #expect(warning.message.contains("spaces around its items, read as BYDAY=MO,TU,WE,TH,FR"))
+    }
+
     @Test(arguments: [
         ("FREQ=DAILY;COUNT=3;BYHOUR=9,25", ["BYHOUR"]),
         ("FREQ=DAILY;COUNT=3;BYDAY=MO,XX", ["BYDAY"]),
