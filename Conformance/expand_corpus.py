@@ -10,6 +10,9 @@ import icalendar, recurring_ical_events
 from expand_python import norm
 
 
+COMPONENTS = ("VEVENT", "VTODO", "VJOURNAL")
+
+
 class Timeout(Exception):
     pass
 
@@ -30,11 +33,15 @@ def main():
                 calendars = icalendar.Calendar.from_ical(handle.read(), multiple=True)
             pairs = []
             for calendar in calendars:
-                for event in recurring_ical_events.of(calendar).between((start, 1, 1), (end, 1, 1)):
-                    if "DTSTART" not in event:
+                # events, to-dos and journal entries, as `ical query` lists them; a to-do
+                # without DTSTART occurs at its DUE (both say so)
+                query = recurring_ical_events.of(calendar, components=COMPONENTS)
+                for item in query.between((start, 1, 1), (end, 1, 1)):
+                    begin = item["DTSTART"].dt if "DTSTART" in item else item["DUE"].dt if "DUE" in item else None
+                    if begin is None:
                         continue
-                    finish = event["DTEND"].dt if "DTEND" in event else event["DUE"].dt if "DUE" in event else event["DTSTART"].dt
-                    pairs.append([norm(event["DTSTART"].dt), norm(finish)])
+                    finish = item["DTEND"].dt if "DTEND" in item else item["DUE"].dt if "DUE" in item else begin
+                    pairs.append([norm(begin), norm(finish)])
             result[name] = sorted(pairs)
         except Exception as error:  # reported, not hidden
             result[name] = {"error": f"{type(error).__name__}: {str(error)[:160]}"}

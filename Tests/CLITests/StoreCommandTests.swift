@@ -92,6 +92,72 @@ import ICalKit
         #expect(output.stdout == "Imported 0 new items and replaced 1 into calendar.\n")
     }
 
+    /// Issue 14: a Google export means its floating times in X-WR-TIMEZONE. An item file holds
+    /// one UID and not the source's calendar properties, so the import applies the zone (TZID
+    /// and VTIMEZONE in the item): querying the store gives what querying the file gives.
+    @Test func importedGoogleCalendarKeepsItsXWRTimeZone() throws {
+        let store = try Store()
+        defer { store.folder.remove() }
+        try store.grant("org.openeventkit.ical", ["--events", "full"])
+        let file = try store.folder.write("google.ics", """
+            BEGIN:VCALENDAR\r
+            PRODID:-//Google Inc//Google Calendar 70.9054//EN\r
+            VERSION:2.0\r
+            CALSCALE:GREGORIAN\r
+            METHOD:PUBLISH\r
+            X-WR-CALNAME:Chor\r
+            X-WR-TIMEZONE:Europe/Berlin\r
+            BEGIN:VEVENT\r
+            DTSTART:20210916T210000\r
+            DTEND:20210916T220000\r
+            RRULE:FREQ=WEEKLY;COUNT=8\r
+            EXDATE:20210930T210000\r
+            DTSTAMP:20210901T000000Z\r
+            UID:lesson@google.com\r
+            SUMMARY:Probe\r
+            END:VEVENT\r
+            BEGIN:VEVENT\r
+            RECURRENCE-ID:20211007T210000\r
+            DTSTART:20211007T193000\r
+            DTEND:20211007T203000\r
+            DTSTAMP:20210901T000000Z\r
+            UID:lesson@google.com\r
+            SUMMARY:Probe (früher)\r
+            END:VEVENT\r
+            BEGIN:VEVENT\r
+            DTSTART;VALUE=DATE:20211003\r
+            DTEND;VALUE=DATE:20211004\r
+            DTSTAMP:20210901T000000Z\r
+            UID:feiertag@google.com\r
+            SUMMARY:Tag der Deutschen Einheit\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """)
+        let window = ["--between", "2021-09-01", "2021-12-01", "--format", "json"]
+        let fromFile = try store.run(["query"] + window + [file])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        var output = try store.run(["import", file])
+        #expect(output.status == 0, "\(output.stderr)")
+        let fromStore = try store.run(["query"] + window)
+        #expect(fromStore.status == 0, "\(fromStore.stderr)")
+        func withoutSource(_ json: String) throws -> [[String: String]] {
+            let array = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+            return array.map { element in
+                element.filter { $0.key != "source" }.mapValues { "\($0)" }
+            }
+        }
+        let expected = try withoutSource(fromFile.stdout)
+        #expect(expected.count == 8)   // 7 lessons (one excluded, one moved) and the holiday
+        #expect(expected.first?["start"] == "2021-09-16T21:00:00+02:00")
+        #expect(expected.first?["timeZone"] == "Europe/Berlin")
+        #expect(try withoutSource(fromStore.stdout) == expected)
+        // And under another display zone.
+        let shifted = ["--tz", "America/New_York"]
+        output = try store.run(["query"] + window + shifted)
+        #expect(try withoutSource(output.stdout) == withoutSource(try store.run(["query"] + window + shifted + [file]).stdout))
+    }
+
     @Test func deniedAppGetsGuidance() throws {
         let store = try Store()
         defer { store.folder.remove() }

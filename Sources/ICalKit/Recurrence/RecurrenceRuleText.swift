@@ -59,6 +59,10 @@ struct RecurrenceRuleText: Sendable, Hashable {
                 parts.append((key, value))
             }
         }
+        // Parts that are neither RFC 5545's nor RFC 7529's (`X-NAME=1`, a typo such as
+        // `UNTL=20191023`) are ignored in expansion, as the RRULE's warning says; libical
+        // refuses a rule that holds one, which would leave only DTSTART.
+        parts.removeAll { !RecurrenceRule.knownParts.contains($0.key) }
         self.parts = parts
         func value(_ key: String) -> String? { parts.first { $0.key == key }?.value }
         guard let freq = value("FREQ"), let frequency = Frequency(rawValue: ASCII.uppercased(freq)) else { return nil }

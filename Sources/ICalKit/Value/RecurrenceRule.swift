@@ -456,7 +456,8 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
     /// A part is bad when a rule of FREQ and that part alone cannot be read, or when it
     /// repeats a part already kept. A bad COUNT, UNTIL, INTERVAL, WKST or SKIP is dropped
     /// (the rule then runs without it). A BYxxx list keeps its good items (`BYDAY=MO,XX` is
-    /// `BYDAY=MO`); a BYxxx part with no good item is not dropped, since the rule without
+    /// `BYDAY=MO`), items with spaces around them read without the spaces
+    /// (`BYDAY=MO, TU` is `BYDAY=MO,TU`); a BYxxx part with no good item is not dropped, since the rule without
     /// that filter would mean something else. Nil when FREQ or RSCALE is bad, when nothing
     /// can be dropped, or when what remains still cannot be read (COUNT and UNTIL both
     /// valid). Unknown part names are kept, as always.
@@ -490,11 +491,23 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
             }
             if key.hasPrefix("BY") {
                 let items = part.dropFirst(name.count + 1).split(separator: ",", omittingEmptySubsequences: false)
-                let good = items.filter { reason(name + "=" + $0) == nil }
-                guard !good.isEmpty, good.count < items.count else { return nil }
+                // An item with spaces around it (`BYDAY=MO, TU, WE`, Microsoft Exchange) is
+                // read without them: dropping it would change what the rule means.
+                var good: [String] = []
+                var spaced = false
+                for item in items {
+                    if reason(name + "=" + item) == nil { good.append(String(item)); continue }
+                    let trimmed = String(item).trimmingASCIIWhitespace()
+                    if !trimmed.isEmpty, trimmed != String(item), reason(name + "=" + trimmed) == nil {
+                        good.append(trimmed)
+                        spaced = true
+                    }
+                }
+                guard !good.isEmpty, good.count < items.count || spaced else { return nil }
                 seen.insert(key)
-                kept.append(name + "=" + good.joined(separator: ","))
-                dropped.append(message)
+                let readAs = name + "=" + good.joined(separator: ",")
+                kept.append(readAs)
+                dropped.append(good.count == items.count ? "\(part) has spaces around its items, read as \(readAs)" : message)
             } else if key == "RSCALE" || key == "FREQ" {
                 return nil
             } else {

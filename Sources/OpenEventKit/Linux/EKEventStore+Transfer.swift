@@ -31,9 +31,18 @@ extension EKEventStore {
     /// access the import fails instead (the app may add, not change). A component without a
     /// UID gets one derived from its content.
     ///
+    /// A source calendar's `X-WR-TIMEZONE` (Google, Apple) is applied first, as
+    /// ``OccurrenceQuery`` applies it to a file (``CalendarRepair/applyingCalendarTimeZone(_:)``):
+    /// its floating DATE-TIMEs get the zone's TZID and the item file carries that VTIMEZONE.
+    /// An item file holds one UID, not the source's calendar properties, so this is how an
+    /// imported Google event at 21:00 stays 21:00 Berlin time for every reader of the store
+    /// (`ical query`, ``EKEvent/timeZone``, khal). DATEs stay all-day; everything else is
+    /// kept as written.
+    ///
     /// - Parameter progress: called with (items staged, items in all) as the batch is built.
     public func importCalendars(_ calendars: [Component], into calendar: EKCalendar? = nil,
                                 progress: ((Int, Int) -> Void)? = nil) throws -> EKImportReport {
+        let calendars = calendars.map(CalendarRepair.applyingCalendarTimeZone)
         var groups: [(uid: String, components: [Component], source: Int)] = []
         var indexByUID: [String: Int] = [:]
         var report = EKImportReport()

@@ -10,9 +10,11 @@ extension ICal {
             abstract: "Add the events and to-dos of .ics or jCal files to the store.",
             discussion: """
                 Every UID becomes one item file (its series, its overrides and the time
-                zones they use), with every property kept. The whole import is one batch:
-                all of it is written, or nothing (a crash halfway leaves the store as it
-                was). Importing the same UIDs again replaces them (full access only).
+                zones they use), with every property kept. A calendar's X-WR-TIMEZONE
+                (Google, Apple) is applied first: its floating times get that zone, as
+                `ical query FILE` reads them. The whole import is one batch: all of it
+                is written, or nothing (a crash halfway leaves the store as it was).
+                Importing the same UIDs again replaces them (full access only).
 
                 ical acts as an app: it needs write-only access to events to add them
                 (full access to replace existing ones) and full access to reminders for

@@ -171,6 +171,58 @@ import Testing
         #expect(written.contains("RRULE:FREQ=WEEKLY;UNTIL=20240331;COUNT=-1;INTERVAL=4;BYDAY=MO"))
     }
 
+    /// recurring-ical-events' bad_rrule_missing_until_event.ics: a typo in a part name
+    /// (`UNTL`), which RFC 5545 has no room for; the part is ignored with a warning and the
+    /// rest of the rule expands (weekly on Thursdays, no end), as with an X- part.
+    @Test(arguments: ["FREQ=WEEKLY;UNTL=20191023;BYDAY=TH;WKST=SU", "FREQ=WEEKLY;X-FOO=1;BYDAY=TH"])
+    func unknownRulePartIsIgnoredInExpansion(_ rule: String) throws {
+        let text = """
+            BEGIN:VCALENDAR\r
+            BEGIN:VEVENT\r
+            SUMMARY:blabla\r
+            DTSTART;TZID=Europe/London:20190801T140000\r
+            DTEND;TZID=Europe/London:20190801T150000\r
+            DTSTAMP:20190801T083416Z\r
+            UID:blabla\r
+            RRULE:\(rule)\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let (listings, diagnostics) = try Self.query(text, from: "20190801T000000Z", to: "20191101T000000Z")
+        #expect(listings.count == 14)
+        #expect(listings.map(\.start.local.date.description).last == "2019-10-31")
+        if rule.contains("UNTL") {
+            let warning = try #require(diagnostics.first { $0.property == "RRULE" })
+            #expect(warning.message.contains("UNTL is not a rule part"))
+        }
+    }
+
+    /// icalendar's issue_165_missing_event.ics (Microsoft Exchange): BYDAY with a space after
+    /// each comma. The items are read without the spaces (weekdays, not Mondays only).
+    @Test func listWithSpacesAroundItsItemsIsReadWithoutThem() throws {
+        let text = """
+            BEGIN:VCALENDAR\r
+            METHOD:REQUEST\r
+            PRODID:Microsoft CDO for Microsoft Exchange\r
+            VERSION:2.0\r
+            BEGIN:VEVENT\r
+            UID:standup@example.com\r
+            DTSTAMP:20150703T071009Z\r
+            DTSTART;TZID=Europe/Berlin:20150703T100000\r
+            DTEND;TZID=Europe/Berlin:20150703T103000\r
+            RRULE:FREQ=DAILY;UNTIL=20150722T080000Z;INTERVAL=1;BYDAY=MO, TU, WE, TH, FR;WKST=SU\r
+            SUMMARY:Sprint 25 Daily Standup\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let (listings, diagnostics) = try Self.query(text, from: "20150701T000000Z", to: "20150801T000000Z")
+        #expect(listings.map(\.start.local.date.day) == [3, 6, 7, 8, 9, 10, 13, 14, 15, 16, 17, 20, 21, 22])
+        let warning = try #require(diagnostics.first { $0.property == "RRULE" })
+        #expect(warning.message.contains("spaces around its items, read as BYDAY=MO,TU,WE,TH,FR"))
+    }
+
     @Test(arguments: [
         ("FREQ=DAILY;COUNT=3;BYHOUR=9,25", ["BYHOUR"]),
         ("FREQ=DAILY;COUNT=3;BYDAY=MO,XX", ["BYDAY"]),
