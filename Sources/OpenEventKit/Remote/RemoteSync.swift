@@ -385,7 +385,9 @@ package struct RemoteSyncEngine {
         guard let read = try? ICalReader().read(Array(response.body), file: HTTPFunnel.redacted(url)), !read.calendars.isEmpty else {
             throw RemoteError(.malformed, "the feed is not iCalendar data; the last good copy is kept", url: HTTPFunnel.redacted(url))
         }
-        let split = CalendarSplit().split([CalendarSplit.Input(file: HTTPFunnel.redacted(url), calendars: read.calendars)])
+        // As an import does: floating times of a feed with X-WR-TIMEZONE are that zone's.
+        let calendars = read.calendars.map(CalendarRepair.applyingCalendarTimeZone)
+        let split = CalendarSplit().split([CalendarSplit.Input(file: HTTPFunnel.redacted(url), calendars: calendars)])
         var local: [String: FileIdentity] = [:]
         for file in try store.items(in: calendar.collection) { local[file.name] = file.identity }
         var batch = Batch()
