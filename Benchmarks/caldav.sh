@@ -119,7 +119,7 @@ c.request("PUT", "/bench/lessons/bench-7.ics", body=text.encode(), headers={"Aut
 assert c.getresponse().status in (201, 204)
 EOF
 }
-value() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+value() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | awk '{ printf "%.0f\n", $1 }'; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 say "caldav: floors"

@@ -130,6 +130,51 @@ import Testing
         #expect(!client.everything().contains(server.password))
     }
 
+    @Test func conflictPoliciesAndRemovingASource() throws {
+        let server = try DAVServers.Server(.radicale)
+        defer { server.stop() }
+        let client = try Client()
+        defer { client.folder.remove() }
+        let collection = try addSource(client, server)
+        try server.put("r1.ics", uid: "r1@example", summary: "One")
+        #expect(try client.run(["sync"]).status == 0)
+        let local = client.store + "/" + collection + "/r1.ics"
+
+        func changeBoth(_ here: String, _ there: String) throws {
+            try DAVServers.Server.event(uid: "r1@example", summary: here).write(toFile: local, atomically: true, encoding: .utf8)
+            let current = try server.request("GET", server.calendarPath + "r1.ics")
+            let put = try server.request("PUT", server.calendarPath + "r1.ics", headers: ["If-Match": current.etag ?? "*"],
+                                         body: DAVServers.Server.event(uid: "r1@example", summary: there))
+            #expect(put.status < 300)
+        }
+
+        try changeBoth("Here 1", "There 1")
+        var sync = try client.run(["sync", "--conflicts", "server"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("the local change dropped"), "\(sync.stdout)")
+        #expect(try String(contentsOfFile: local, encoding: .utf8).contains("SUMMARY:There 1"))
+        #expect(client.files(in: collection) == ["r1.ics"])
+
+        try changeBoth("Here 2", "There 2")
+        sync = try client.run(["sync", "--conflicts", "local"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("the local version replaced the server's"), "\(sync.stdout)")
+        #expect(try server.request("GET", server.calendarPath + "r1.ics").body.contains("SUMMARY:Here 2"))
+        #expect(try client.run(["sync"]).stdout.contains(": 0 down, 0 up"))
+
+        let listed = try client.run(["sources", "list"])
+        #expect(listed.stdout.contains("Lessons  caldav  \(server.baseURL)  user \(server.user)"), "\(listed.stdout)")
+        var removed = try client.run(["sources", "remove", "Lessons"])
+        #expect(removed.status == 1)
+        #expect(removed.stderr.contains("no terminal to confirm on; give --yes"), "\(removed.stderr)")
+        removed = try client.run(["sources", "remove", "Lessons", "--yes"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: client.store + "/" + collection))
+        #expect(try client.run(["sources", "list"]).stdout == "No sources.\n")
+        // The server keeps its calendar.
+        #expect(try server.request("GET", server.calendarPath + "r1.ics").status == 200)
+    }
+
     @Test func aForgottenSyncTokenListsEverythingAndLosesNothing() throws {
         let server = try DAVServers.Server(.radicale)
         defer { server.stop() }
@@ -296,23 +341,7 @@ import Testing
 
         // khal reads the mirror as it reads any vdir.
         if let khal = try? KhalInteropTests.khal.get() {
-            let khalConfig = try client.folder.write("khal.conf", """
-                [calendars]
-                [[lessons]]
-                path = \(client.store)/\(collection)
-                type = calendar
-                [locale]
-                timeformat = %H:%M
-                dateformat = %Y-%m-%d
-                longdateformat = %Y-%m-%d
-                datetimeformat = %Y-%m-%d %H:%M
-                longdatetimeformat = %Y-%m-%d %H:%M
-                default_timezone = UTC
-                local_timezone = UTC
-                [sqlite]
-                path = \(root)/khal.db
-
-                """)
+            let khalConfig = try KhalInteropTests.configuration(calendar: client.store + "/" + collection, in: client.folder)
             let listed = PythonPeers.run(khal, ["-c", khalConfig, "list", "--format", "{start} {title}", "--day-format", "", "2026-12-03", "1d"])
             #expect(listed.status == 0, "\(listed.stderr)")
             #expect(listed.stdout.contains("Choir"), "\(listed.stdout)")

@@ -22,7 +22,7 @@ import Testing
     }()
 
     /// A khal configuration for one calendar folder, in UTC.
-    private func configuration(calendar: String, in folder: TemporaryFolder) throws -> String {
+    static func configuration(calendar: String, in folder: TemporaryFolder) throws -> String {
         try folder.write("khal.conf", """
             [calendars]
             [[lessons]]
@@ -55,7 +55,7 @@ import Testing
         output = try ICalRunner.run(["import", ICalRunner.packageRoot.appendingPathComponent("samples/calendars/repeating-lessons.ics").path],
                                     environment: environment)
         #expect(output.status == 0, "\(output.stderr)")
-        let config = try configuration(calendar: store + "/calendar", in: folder)
+        let config = try Self.configuration(calendar: store + "/calendar", in: folder)
         let listed = PythonPeers.run(khal, ["-c", config, "list", "--format", "{start} {end} {title}", "--day-format", "", "2026-12-01", "30d"])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.split(separator: "\n").map(String.init) == [
@@ -75,7 +75,7 @@ import Testing
         let store = folder.url.appendingPathComponent("khal-store")
         let calendar = store.appendingPathComponent("lessons")
         try FileManager.default.createDirectory(at: calendar, withIntermediateDirectories: true)
-        let config = try configuration(calendar: calendar.path, in: folder)
+        let config = try Self.configuration(calendar: calendar.path, in: folder)
         for arguments in [["2026-12-05", "10:00", "11:00", "Khal event"], ["2026-12-24", "Christmas Eve"],
                           ["2026-12-07", "18:00", "19:00", "Weekly khal", "--repeat", "weekly", "--until", "2026-12-28"]] {
             let created = PythonPeers.run(khal, ["-c", config, "new", "-a", "lessons"] + arguments)

@@ -134,6 +134,7 @@ package struct RemoteSourceManager {
     /// (so two syncs of one store never interleave); the store's own lock is taken only by
     /// each batch. `password` is asked for each CalDAV source that needs one.
     package func sync(_ names: [String], policy: SyncConflictPolicy, force: Bool = false,
+                      progress: ((_ source: String, _ calendar: String) -> Void)? = nil,
                       password: (RemoteSourceRecord) throws -> String?) throws -> [SourceReport] {
         let sources = try files.sources()
         let wanted = names.isEmpty ? sources : try names.map { name in
@@ -159,6 +160,7 @@ package struct RemoteSourceManager {
                         report.failures.append("\(title): its folder \(calendar.collection) is gone from the store; remove and add the source again")
                         continue
                     }
+                    progress?(source.name, title)
                     do {
                         switch source.kind {
                         case .caldav:

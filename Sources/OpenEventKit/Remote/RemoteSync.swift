@@ -257,9 +257,12 @@ package struct RemoteSyncEngine {
         let conflictHrefs = Set(conflictedNames.values)
         let incoming = Array(downloads.union(refetch.keys).subtracting(conflictHrefs)).sorted()
         var start = 0
+        // Data already in memory (a first sync's one report) is written in larger batches:
+        // each commit flushes the file system once.
+        let chunkSize = prefetched.isEmpty ? CalDAVClient.multigetBatch : 2_000
         while start < incoming.count {
-            let chunk = Array(incoming[start..<min(start + CalDAVClient.multigetBatch, incoming.count)])
-            start += CalDAVClient.multigetBatch
+            let chunk = Array(incoming[start..<min(start + chunkSize, incoming.count)])
+            start += chunkSize
             let fetched = prefetched.isEmpty ? try client.fetch(chunk, from: calendar.href)
                 : chunk.reduce(into: [String: (etag: String?, data: String)]()) { $0[$1] = prefetched[$1] }
             var downBatch = Batch()
@@ -350,9 +353,12 @@ package struct RemoteSyncEngine {
             if let identity = try StoreSystem.identity(store.root + "/" + collection + "/" + name) { newItems[name]!.identity = identity }
             else { newItems[name] = nil }
         }
-        state.items = newItems
-        state.syncToken = report.problems.isEmpty ? newToken : state.syncToken
-        try files.setState(state, of: collection)
+        let token = report.problems.isEmpty ? newToken : state.syncToken
+        if newItems != state.items || token != state.syncToken {
+            state.items = newItems
+            state.syncToken = token
+            try files.setState(state, of: collection)
+        }
         return report
     }
 

@@ -83,8 +83,12 @@ extension ICal {
             let manager = RemoteSourceManager(store: backend)
             let reports: [RemoteSourceManager.SourceReport]
             do {
+                let onTerminal = isatty(2) == 1
                 reports = try manager.sync(names, policy: SyncConflictPolicy(rawValue: conflicts.rawValue)!, force: force,
-                                           password: SourcePassword.obtain)
+                                           progress: { source, calendar in
+                                               if onTerminal { FileHandle.standardError.write(Data("\rical sync: \(TerminalText.line(source))/\(TerminalText.line(calendar))…\u{1B}[K".utf8)) }
+                                           }, password: SourcePassword.obtain)
+                if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             } catch {
                 printError("ical sync: \(error)")
                 throw ExitCode(1)
@@ -93,9 +97,9 @@ extension ICal {
             var failed = false
             for report in reports {
                 for calendar in report.calendars {
-                    print("\(report.source)/\(calendar)")
-                    calendar.conflicts.forEach { print("  conflict: \($0)") }
-                    calendar.notes.forEach { print("  note: \($0)") }
+                    print(TerminalText.line("\(report.source)/\(calendar)"))
+                    calendar.conflicts.forEach { print("  conflict: " + TerminalText.line($0)) }
+                    calendar.notes.forEach { print("  note: " + TerminalText.line($0)) }
                     calendar.problems.forEach { printError("  \(report.source)/\(calendar.title): \($0)") }
                     if !calendar.problems.isEmpty { failed = true }
                 }
@@ -229,9 +233,9 @@ extension ICal.Sources {
             for source in sources {
                 var line = "\(source.name)  \(source.kind == .caldav ? "caldav" : "subscription")  \(source.url)"
                 if let user = source.user { line += "  user \(user)" }
-                print(line)
+                print(TerminalText.line(line))
                 for calendar in source.calendars {
-                    print("  \(calendar.collection)  \(calendar.href)\(calendar.writable ? "" : "  read-only")")
+                    print(TerminalText.line("  \(calendar.collection)  \(calendar.href)\(calendar.writable ? "" : "  read-only")"))
                 }
             }
         }
