@@ -9,7 +9,8 @@ import Testing
     /// Forwards every request to the server, or fails it as `/__fault__/MODE[/N]` last said:
     /// `none`, `fail-items` (500 for PUT and DELETE of hrefs with "fail" in them),
     /// `malformed` (a cut-off multistatus for PROPFIND and REPORT), `huge` (a 70 MiB answer to
-    /// PROPFIND and REPORT), `drop/N` (after N more requests, close connections unanswered).
+    /// PROPFIND and REPORT), `drop/N` (after N more requests, close connections unanswered),
+    /// `rewrite` (a PUT is stored changed and answered without an ETag).
     static let proxy = #"""
         import http.server, socket, sys, urllib.request, urllib.error
         PORT, UPSTREAM = int(sys.argv[1]), sys.argv[2]
@@ -62,6 +63,13 @@ import Testing
                 except urllib.error.HTTPError as error:
                     status, data, got = error.code, error.read(), error.headers
                 keep = [(k, v) for k, v in got.items() if k.lower() in ("content-type", "etag", "location", "last-modified")]
+                if mode == "rewrite" and self.command == "PUT" and status < 300:
+                    # A server that changes what it was sent: it keeps its own version and
+                    # answers without an ETag.
+                    text = body.decode().replace("SUMMARY:", "SUMMARY:[normalised] ", 1).encode()
+                    plain = {k: v for k, v in headers.items() if k.lower() not in ("if-match", "if-none-match")}
+                    urllib.request.urlopen(urllib.request.Request(UPSTREAM + self.path, data=text, method="PUT", headers=plain), timeout=30)
+                    keep = [(k, v) for k, v in keep if k.lower() != "etag"]
                 self.reply(status, data, keep)
             do_GET = do_PUT = do_DELETE = do_PROPFIND = do_REPORT = do_OPTIONS = do_MKCALENDAR = do_POST = do_HEAD = handle_any
 
@@ -155,6 +163,21 @@ import Testing
         #expect(sync.stdout.contains(": 0 down, 1 up"), "\(sync.stdout)")
         #expect(setup.local() == ["a.ics", "fail-b.ics", "r1.ics", "r2.ics"])
         #expect(try setup.remote() == ["a.ics": "Alpha", "fail-b.ics": "Beta", "r1.ics": "One (changed here)", "r2.ics": "Two"])
+        #expect(try setup.client.run(["sync"]).stdout.contains(": 0 down, 0 up"))
+    }
+
+    @Test func anUploadTheServerRewroteIsFetchedAgain() throws {
+        let setup = try Setup()
+        defer { setup.stop() }
+        try setup.writeLocal("a.ics", uid: "a@example", summary: "Alpha")
+        try setup.fault("rewrite")
+        let sync = try setup.client.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains(": 0 down, 1 up"), "\(sync.stdout)")
+        try setup.fault("none")
+        // The local file is the server's version, and the next sync has nothing to do.
+        #expect(try String(contentsOfFile: setup.folder + "/a.ics", encoding: .utf8).contains("SUMMARY:[normalised] Alpha"))
+        #expect(try setup.remote() == ["a.ics": "[normalised] Alpha"])
         #expect(try setup.client.run(["sync"]).stdout.contains(": 0 down, 0 up"))
     }
 

@@ -233,11 +233,54 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: client.store + "/.openeventkit/sources.json"))
     }
 
+    @Test func certificatesAreVerified() throws {
+        // An https server with a self-signed certificate (openssl, Python's ssl): not trusted
+        // by the system's store, so nothing is fetched from it.
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let key = folder.url.path + "/key.pem", certificate = folder.url.path + "/cert.pem"
+        let made = PythonPeers.run("/usr/bin/env", ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                                                    "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1"])
+        #expect(made.status == 0, "\(made.stderr)")
+        _ = try folder.write("feed.ics", try String(contentsOfFile: ICalRunner.packageRoot
+            .appendingPathComponent("samples/calendars/holidays.ics").path, encoding: .utf8))
+        let port = try DAVServers.freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.currentDirectoryURL = folder.url
+        server.arguments = ["python3", "-c", """
+            import functools, http.server, ssl, sys
+            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[4])
+            server = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), handler)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[2], sys.argv[3])
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+            server.serve_forever()
+            """, String(port), certificate, key, folder.url.path]
+        server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        server.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try server.run()
+        defer { DAVServers.end(server) }
+        let client = try Client()
+        defer { client.folder.remove() }
+        var output = try client.run(["sources", "add", "subscription", "https://127.0.0.1:\(port)/feed.ics", "--name", "Self"])
+        for _ in 0..<50 where output.stderr.contains("onnect") {
+            Thread.sleep(forTimeInterval: 0.1)
+            output = try client.run(["sources", "add", "subscription", "https://127.0.0.1:\(port)/feed.ics", "--name", "Self"])
+        }
+        #expect(output.status == 1)
+        #expect(output.stderr.lowercased().contains("certificate") || output.stderr.contains("SSL"), "\(output.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: client.store + "/.openeventkit/sources.json"))
+    }
+
     @Test func subscribedFeedsRefreshAndKeepTheLastGoodCopy() throws {
         let feeds = try TemporaryFolder()
         defer { feeds.remove() }
         let holidays = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/holidays.ics").path
-        let original = try String(contentsOfFile: holidays, encoding: .utf8)
+        // The feed asks to be fetched again at most daily (RFC 7986).
+        var original = try String(contentsOfFile: holidays, encoding: .utf8)
+        let firstEvent = try #require(original.range(of: "BEGIN:VEVENT"))
+        original.replaceSubrange(firstEvent, with: "REFRESH-INTERVAL;VALUE=DURATION:P1D\r\nBEGIN:VEVENT")
         _ = try feeds.write("holidays.ics", original)
         let port = try DAVServers.freePort()
         let httpServer = Process()
@@ -256,6 +299,7 @@ import Testing
         }
         #expect(added.status == 0, "\(added.stderr)")
         let collection = try client.collection(for: "http://127.0.0.1:\(port)/holidays.ics")
+        #expect(try String(contentsOfFile: client.store + "/.openeventkit/sources.json", encoding: .utf8).contains(#""refreshSeconds" : 86400"#))
         var sync = try client.run(["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let count = client.files(in: collection).count

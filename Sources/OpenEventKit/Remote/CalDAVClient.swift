@@ -71,8 +71,13 @@ package struct CalDAVClient: Sendable {
             """
         var principal: String?
         var home: String?
+        var failure: RemoteError?
         for start in [baseURL.path.isEmpty || baseURL.path == "/" ? "/.well-known/caldav" : baseURL.absoluteString, baseURL.absoluteString] {
-            guard let found = try? multistatus("PROPFIND", start, depth: "0", body: principalBody) else { continue }
+            let found: (responses: [DAVResponse], syncToken: String?, status: Int)
+            do { found = try multistatus("PROPFIND", start, depth: "0", body: principalBody) } catch {
+                failure = error
+                continue
+            }
             for response in found.responses {
                 if response.property("resourcetype")?.child("calendar", DAVXML.caldav) != nil {
                     return try calendars(in: response.href, depth: "0")
@@ -87,6 +92,8 @@ package struct CalDAVClient: Sendable {
             home = found.responses.lazy.compactMap { $0.property("calendar-home-set", DAVXML.caldav)?.child("href")?.trimmedText }.first
         }
         guard let home else {
+            // The server could not be reached, refused the account, or failed TLS: say that.
+            if let failure, [.network, .unauthorized, .insecure, .redirect, .tooLarge].contains(failure.code) { throw failure }
             throw RemoteError(.invalidArgument, "no CalDAV calendar home was found here (no current-user-principal or calendar-home-set)",
                               url: HTTPFunnel.redacted(baseURL))
         }
