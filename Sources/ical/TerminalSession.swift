@@ -60,4 +60,20 @@ final class TerminalSession {
         write(prompt)
         return TerminalIO.readLine(from: descriptor, timeout: timeout, limit: 4096)?.trimmingCharacters(in: .whitespaces)
     }
+
+    /// ``ask(_:)`` without echo, for a password: the line as typed (spaces kept), and the
+    /// terminal's echo restored afterwards whatever happens.
+    func askSecret(_ prompt: String) -> String? {
+        var original = termios()
+        guard tcgetattr(descriptor, &original) == 0 else { return nil }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(descriptor, TCSAFLUSH, &original)
+            write("\n")
+        }
+        write(prompt)
+        return TerminalIO.readLine(from: descriptor, timeout: timeout, limit: 4096)
+    }
 }

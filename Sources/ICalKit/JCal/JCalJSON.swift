@@ -92,7 +92,7 @@ enum JCalJSON: Sendable, Hashable {
 
     /// Writes a string literal: `"` and `\` escaped, control characters as `\n`, `\r`,
     /// `\t`, `\b`, `\f` or `\u00XX`; DEL, the C1 controls, the bidirectional controls and
-    /// U+2028/U+2029 (``TerminalText/isShownEscaped(_:)``) as `\uXXXX`, so the exact text is
+    /// U+2028/U+2029 (``TerminalText/isShownEscaped(_:)``) as `\u` escapes of four hexadecimal digits (`\u001B`), so the exact text is
     /// never a control sequence on a terminal; everything else (including non-ASCII) as UTF-8.
     static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))

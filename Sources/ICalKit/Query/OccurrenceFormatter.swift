@@ -14,7 +14,7 @@
 /// when floating), `component` (`VEVENT`, `VTODO`, `VJOURNAL`), `location`, `status`, `source`.
 /// Strings are exact: `"`, `\` and the C0 controls are escaped as JSON requires, and DEL, the
 /// C1 controls, the bidirectional controls and U+2028/U+2029 (``TerminalText/isShownEscaped(_:)``)
-/// as `\uXXXX` too, so JSON on a terminal sends no control sequence and decodes to the same text.
+/// as `\u` escapes of four hexadecimal digits (`\u001B`) too, so JSON on a terminal sends no control sequence and decodes to the same text.
 ///
 /// The CSV form writes every cell exactly as it is, formula-like cells (`=`, `+`, `-`, `@`)
 /// included: CSV here is data for programs, and guarding a cell against spreadsheet formulas

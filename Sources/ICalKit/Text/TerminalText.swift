@@ -7,7 +7,7 @@
 /// terminals, `CR` or `ESC [2J` would redraw a line or the screen, and a right-to-left override
 /// (U+202E) would make text read differently from what it is. Every human-readable output of
 /// ICalKit, OpenEventKit and `ical` goes through ``visible(_:_:)`` (or one of its shorthands);
-/// data formats do not: JSON escapes the same characters as `\uXXXX` and stays exact, and
+/// data formats do not: JSON escapes the same characters as `\u` escapes of four hexadecimal digits (`\u001B`) and stays exact, and
 /// iCalendar output stays lossless.
 ///
 /// What is shown escaped (``isShownEscaped(_:)``):

@@ -274,14 +274,9 @@ package struct AccessRecordsFile: Sendable {
         do { data = try encoder.encode(value) } catch {
             throw AccessError(.io, "cannot encode the access file: \(error)", path: path)
         }
-        let name = path.split(separator: "/").last.map(String.init) ?? "access"
-        let temporary = metadataFolder + "/" + FolderStore.temporaryPrefix + String(StoreSystem.randomNumber(), radix: 16) + "-" + name
         do {
-            try StoreSystem.writeNewFile(Array(data) + [0x0A], to: temporary, mode: 0o600)
-            try StoreSystem.rename(temporary, path)
-            try StoreSystem.synchronize(folder: metadataFolder)
+            try StoreSystem.replaceFile(Array(data) + [0x0A], at: path, in: metadataFolder, mode: 0o600)
         } catch {
-            try? StoreSystem.remove(temporary)
             throw AccessError(.io, "cannot write the access file: \(error.message)", path: error.path ?? path)
         }
     }

@@ -311,6 +311,27 @@ enum StoreSystem {
     }
 }
 
+// MARK: Replacing a metadata file
+
+extension StoreSystem {
+    /// Replaces the file at `path` with `bytes`, atomically: a temporary beside it in
+    /// `folder` (named with ``FolderStore/temporaryPrefix``, so recovery removes one a crash
+    /// left), flushed, renamed over the file, and the folder flushed. A reader sees the old
+    /// file or the new one, never half of one.
+    static func replaceFile(_ bytes: [UInt8], at path: String, in folder: String, mode: mode_t) throws(StoreError) {
+        let name = path.split(separator: "/").last.map(String.init) ?? "file"
+        let temporary = folder + "/" + FolderStore.temporaryPrefix + String(randomNumber(), radix: 16) + "-" + name
+        do {
+            try writeNewFile(bytes, to: temporary, mode: mode)
+            try rename(temporary, path)
+            try synchronize(folder: folder)
+        } catch {
+            try? remove(temporary)
+            throw error
+        }
+    }
+}
+
 // MARK: Paths as the kernel resolves them
 
 extension StoreSystem {

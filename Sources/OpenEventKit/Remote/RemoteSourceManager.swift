@@ -147,17 +147,15 @@ package struct RemoteSourceManager {
         defer { StoreSystem.unlock(lock) }
         let engine = RemoteSyncEngine(store: store)
         var reports: [SourceReport] = []
-        let existing = Set(try store.collections().map(\.identifier))
+        let titles = Dictionary(try store.collections().map { ($0.identifier, $0.title) }, uniquingKeysWith: { first, _ in first })
         for source in wanted {
             var report = SourceReport(source: source.name)
             do {
                 let secret = source.kind == .caldav ? try password(source) : nil
                 let (http, url) = try Self.funnel(source, password: secret)
-                let titles = Dictionary(try store.collections().map { ($0.identifier, $0.title) }, uniquingKeysWith: { first, _ in first })
                 for calendar in source.calendars {
-                    let title = titles[calendar.collection] ?? calendar.collection
-                    guard existing.contains(calendar.collection) else {
-                        report.failures.append("\(title): its folder \(calendar.collection) is gone from the store; remove and add the source again")
+                    guard let title = titles[calendar.collection] else {
+                        report.failures.append("\(calendar.collection): the calendar's folder is gone from the store; remove and add the source again")
                         continue
                     }
                     progress?(source.name, title)

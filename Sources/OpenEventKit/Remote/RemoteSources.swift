@@ -91,6 +91,12 @@ package struct RemoteSourceFiles: Sendable {
         var sources: [RemoteSourceRecord]
     }
 
+    /// The identity of `sources.json` (nil when there is none), to tell whether a list read
+    /// earlier is still current.
+    package func sourcesIdentity() throws(StoreError) -> FileIdentity? {
+        try StoreSystem.identity(sourcesPath)
+    }
+
     /// The sources, or none when the store has no `sources.json`.
     package func sources() throws(StoreError) -> [RemoteSourceRecord] {
         guard let bytes = try read(sourcesPath) else { return [] }
@@ -134,11 +140,6 @@ package struct RemoteSourceFiles: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
         do { data = try encoder.encode(value) } catch { throw StoreError(.io, "cannot encode: \(error)", path: path) }
-        let temporary = path + ".tmp-\(StoreSystem.randomNumber())"
-        try StoreSystem.writeNewFile(Array(data), to: temporary, mode: 0o600)
-        do { try StoreSystem.rename(temporary, path) } catch {
-            try? StoreSystem.remove(temporary)
-            throw error
-        }
+        try StoreSystem.replaceFile(Array(data), at: path, in: String(path[..<path.lastIndex(of: "/")!]), mode: 0o600)
     }
 }

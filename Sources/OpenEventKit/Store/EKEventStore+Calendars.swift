@@ -39,8 +39,13 @@ extension EKEventStore {
     /// The store's remote sources (`.openeventkit/sources.json`) and the collections each
     /// mirrors, with whether each may be written (caller holds the lock).
     func remoteSources() -> [(source: EKSource, collections: [String: Bool])] {
-        guard let backend, let records = try? RemoteSourceFiles(storeRoot: backend.root).sources() else { return [] }
-        return records.map { record in
+        guard let backend else { return [] }
+        let files = RemoteSourceFiles(storeRoot: backend.root)
+        guard let identity = try? files.sourcesIdentity() else { return [] }
+        if identity != remoteSourceRecords.identity {
+            remoteSourceRecords = (identity, identity == nil ? [] : ((try? files.sources()) ?? []))
+        }
+        return remoteSourceRecords.records.map { record in
             let key = EKSource.Remote(name: record.name, type: record.kind == .caldav ? .calDAV : .subscribed)
             let source = remoteSourceStorage[key] ?? EKSource(eventStore: self, isVirtual: false, remote: key)
             remoteSourceStorage[key] = source

@@ -95,6 +95,9 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     lazy var virtualSourceStorage = EKSource(eventStore: self, isVirtual: true)
     /// The remote sources made so far, by their name (one object per source).
     var remoteSourceStorage: [EKSource.Remote: EKSource] = [:]
+    /// `sources.json` as last read, with the file's identity then (calendars are listed
+    /// often; the file is read again only when it changed).
+    var remoteSourceRecords: (identity: FileIdentity?, records: [RemoteSourceRecord]) = (nil, [])
     /// The collection events saved into the write-only virtual calendar go to: the one the
     /// user picked in the calendar chooser (OpenEventKitUI); nil for the default calendar.
     package var writeOnlyTarget: String?

@@ -36,7 +36,7 @@ extension ICal {
                 care.
 
                 Calendar text is untrusted: json and jcal escape every control character
-                (also DEL, C1 and bidirectional controls, as \\uXXXX) and keep the exact
+                (also DEL, C1 and bidirectional controls, as \\u escapes such as \\u001B) and keep the exact
                 text; ics keeps it as it is; problems on standard error show control
                 characters as escapes such as \\u{1B}.
 

@@ -118,31 +118,11 @@ enum SourcePassword {
     static func obtain(_ record: RemoteSourceRecord) throws -> String? {
         if let command = record.passwordCommand { return try RemoteSourceManager.runPasswordCommand(command) }
         guard record.user != nil else { return nil }
-        guard let password = readFromTerminal("Password for \(record.user ?? "") at \(record.url): ") else {
+        let prompt = TerminalText.line("Password for \(record.user ?? "") at \(record.url): ")
+        guard let password = (try? TerminalSession())?.askSecret(prompt) else {
             throw RemoteError(.invalidArgument, "a password is needed and there is no terminal to ask on: give the source a --password-command")
         }
         return password
-    }
-
-    /// Reads a line from /dev/tty without echo, or nil with no terminal.
-    static func readFromTerminal(_ prompt: String) -> String? {
-        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var original = termios()
-        guard tcgetattr(descriptor, &original) == 0 else { return nil }
-        var silent = original
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(descriptor, TCSAFLUSH, &silent)
-        defer {
-            tcsetattr(descriptor, TCSAFLUSH, &original)
-            _ = "\n".withCString { write(descriptor, $0, 1) }
-        }
-        _ = prompt.withCString { write(descriptor, $0, strlen($0)) }
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(descriptor, &byte, 1) == 1, byte != 10, bytes.count < 4096 { bytes.append(byte) }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
@@ -254,7 +234,8 @@ extension ICal.Sources {
             let store = try storeOptions.open(needing: .full, for: "removing a source")
             guard let backend = store.folderStore else { throw ExitCode(1) }
             if !yes {
-                guard let answer = SourcePassword.readLine("Remove \(name) and every item mirrored from it from this store? [y/N] ") else {
+                let question = TerminalText.line("Remove \(name) and every item mirrored from it from this store? [y/N] ")
+                guard let answer = (try? TerminalSession())?.ask(question) else {
                     printError("ical sources remove: no terminal to confirm on; give --yes")
                     throw ExitCode(1)
                 }
@@ -266,19 +247,5 @@ extension ICal.Sources {
             }
             print("Removed \(name).")
         }
-    }
-}
-
-extension SourcePassword {
-    /// Reads a line from /dev/tty (echoed), or nil with no terminal.
-    static func readLine(_ prompt: String) -> String? {
-        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        _ = prompt.withCString { write(descriptor, $0, strlen($0)) }
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(descriptor, &byte, 1) == 1, byte != 10, bytes.count < 256 { bytes.append(byte) }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 }
