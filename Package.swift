@@ -20,6 +20,10 @@ let package = Package(
             name: "CLibical",
             pkgConfig: "libical",
             providers: [.apt(["libical-dev"]), .brew(["libical"])]),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         // Libraries
         .target(
@@ -32,6 +36,7 @@ let package = Package(
             name: "OpenEventKit",
             dependencies: [
                 "ICalKit",
+                "CCurl",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs what the build needs when it is missing: libical-dev, libsqlite3-dev (for GRDB,
-# the store's query index), tzdata, pkg-config, and script and setsid for the samples' checks.
+# the store's query index), libcurl4-openssl-dev (the CalDAV client), tzdata, pkg-config, and script and setsid for the samples' checks.
 # As root it runs apt-get directly; otherwise through sudo when sudo is there.
 # apt-get sometimes fails transiently (a dpkg archive it cannot read): retry once.
 set -u
@@ -11,6 +11,10 @@ if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libical 2>/d
     [ -f /usr/include/libical/ical.h ] || missing="$missing libical-dev"
 fi
 [ -f /usr/include/sqlite3.h ] || missing="$missing libsqlite3-dev"
+# libcurl (with its headers) for the CalDAV and feed client (OpenEventKit's HTTPFunnel).
+if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libcurl 2>/dev/null; then
+    missing="$missing libcurl4-openssl-dev"
+fi
 [ -f /usr/share/zoneinfo/zone.tab ] || missing="$missing tzdata"
 # script(1) and setsid(1) run the samples on a pseudo-terminal and without one (make samples).
 command -v script >/dev/null 2>&1 || missing="$missing bsdutils"

@@ -1,7 +1,5 @@
+import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
 
 /// A problem talking to a server: what went wrong and the URL involved. Never carries a
@@ -85,28 +83,32 @@ package struct HTTPResponse: Sendable {
     package func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// The one way OpenEventKit talks to a server: FoundationNetworking's `URLSession` (libcurl,
-/// TLS verified against the system's certificate store), with every rule of the network in
-/// one place:
+/// The one way OpenEventKit talks to a server: libcurl's easy interface (the engine under
+/// FoundationNetworking's `URLSession` on Linux, called directly: see "The HTTP client" in
+/// the RemoteSources article for why), TLS verified against the system's certificate
+/// store, with every rule of the network in one place:
 ///
 /// - Credentials (HTTP Basic) are added here, and only to requests for the account's own
 ///   origin; they never appear in a URL, an error or a log.
 /// - `http://` is refused unless the host is this machine (loopback) or the account allows
-///   insecure HTTP explicitly.
+///   insecure HTTP explicitly; only the `http` and `https` protocols are ever spoken.
 /// - Redirects are followed only within the same origin (and at most 5); the method, body
 ///   and headers go with them.
 /// - A response larger than ``Limits/maximumResponseBytes`` is cut off and is an error, so a
 ///   hostile server cannot fill memory; request bodies are sent with `Content-Length`, never
-///   chunked (Radicale refuses chunked bodies).
+///   chunked (Radicale refuses chunked bodies), and without `Expect: 100-continue`.
 ///
-/// Requests run one at a time, each on a connection of its own (see ``exchange(_:)``), and
-/// block the caller; callers never hold the store's lock while they wait.
+/// Requests run one at a time over one kept-alive connection (libcurl reconnects when the
+/// server has closed it), and block the caller; callers never hold the store's lock while
+/// they wait.
 package final class HTTPFunnel: Sendable {
     /// Bounds on what one exchange may cost.
     package struct Limits: Sendable {
         /// The largest response body read, in bytes.
         package var maximumResponseBytes = 64 << 20
-        /// Seconds without progress before a request fails.
+        /// The most response header lines read.
+        package var maximumHeaderLines = 500
+        /// Seconds without progress (or to connect) before a request fails.
         package var timeout: TimeInterval = 60
         package init() {}
     }
@@ -115,14 +117,13 @@ package final class HTTPFunnel: Sendable {
     package let origin: URL
     private let authorization: String?
     private let limits: Limits
-    private let delegate: SessionDelegate
-    private let session: URLSession
+    private let connection: Mutex<CurlConnection>
 
     /// A funnel for the account at `baseURL`.
     ///
     /// - Throws: ``RemoteError/Code/insecure`` for `http://` to another machine without
     ///   `allowInsecureHTTP`; ``RemoteError/Code/invalidArgument`` for a URL that is not
-    ///   http or https.
+    ///   http or https; ``RemoteError/Code/network`` when libcurl cannot start.
     package init(baseURL: URL, user: String?, password: String?, allowInsecureHTTP: Bool = false,
                  limits: Limits = Limits()) throws(RemoteError) {
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http", baseURL.host != nil else {
@@ -132,6 +133,9 @@ package final class HTTPFunnel: Sendable {
             throw RemoteError(.insecure, "plain http to another machine would send the password and the calendars unencrypted; use https, or --allow-insecure-http if you must",
                               url: Self.redacted(baseURL))
         }
+        guard let handle = CurlConnection() else {
+            throw RemoteError(.network, "libcurl could not be initialised", url: Self.redacted(baseURL))
+        }
         origin = baseURL
         if let user, let password {
             authorization = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
@@ -139,16 +143,8 @@ package final class HTTPFunnel: Sendable {
             authorization = nil
         }
         self.limits = limits
-        delegate = SessionDelegate(limit: limits.maximumResponseBytes)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = limits.timeout
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        connection = Mutex(handle)
     }
-
-    deinit { session.invalidateAndCancel() }
 
     /// Whether two URLs have the same scheme, host and port.
     package static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
@@ -193,108 +189,156 @@ package final class HTTPFunnel: Sendable {
     }
 
     private func exchange(_ request: HTTPRequest) throws(RemoteError) -> HTTPResponse {
-        var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        if let authorization { urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        // No keep-alive: FoundationNetworking on Linux waits out the whole timeout, spinning,
-        // when a server closes a reused connection without answering (a server killed or
-        // restarted in the middle of a sync); a fresh connection per request fails at once.
-        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
-        if let body = request.body {
-            urlRequest.httpBody = body
-            urlRequest.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
-        }
-        let outcome = delegate.run(session.dataTask(with: urlRequest))
+        var headers = request.headers.filter { $0.key.lowercased() != "content-length" && $0.key.lowercased() != "authorization" }
+        if let authorization { headers["Authorization"] = authorization }
         let url = Self.redacted(request.url)
+        let outcome = connection.withLock { connection in
+            connection.perform(method: request.method, url: request.url.absoluteString, headers: headers,
+                               body: request.body, limits: limits)
+        }
         switch outcome {
-        case .failure(let problem):
-            switch problem {
-            case .tooLarge:
-                throw RemoteError(.tooLarge, "the response is larger than \(limits.maximumResponseBytes >> 20) MiB", url: url)
-            case .transport(let message):
-                throw RemoteError(.network, message, url: url)
+        case .failure(.tooLarge):
+            throw RemoteError(.tooLarge, "the response is larger than \(limits.maximumResponseBytes >> 20) MiB", url: url)
+        case .failure(.tooManyHeaders):
+            throw RemoteError(.tooLarge, "the response has more than \(limits.maximumHeaderLines) header lines", url: url)
+        case .failure(.transport(let message)):
+            throw RemoteError(.network, message, url: url)
+        case .success(let response):
+            if response.status == 401 || (response.status == 403 && request.method != "REPORT") {
+                throw RemoteError(.unauthorized, response.status == 401 ? "the server refused the user name or password" : "the account may not do this",
+                                  url: url, status: response.status)
             }
-        case .success(let (response, body)):
-            var headers: [String: String] = [:]
-            for (name, value) in response.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-            }
-            if response.statusCode == 401 || (response.statusCode == 403 && request.method != "REPORT") {
-                throw RemoteError(.unauthorized, response.statusCode == 401 ? "the server refused the user name or password" : "the account may not do this",
-                                  url: url, status: response.statusCode)
-            }
-            return HTTPResponse(status: response.statusCode, headers: headers, body: body, url: response.url ?? request.url)
+            return HTTPResponse(status: response.status, headers: response.headers, body: Data(response.body), url: request.url)
         }
     }
 }
 
-/// Collects one task's response for ``HTTPFunnel``, refusing redirects (the funnel follows
-/// them itself, within the origin) and cutting off bodies over the limit.
-private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    enum Problem: Error { case tooLarge, transport(String) }
+/// libcurl's process-wide set-up, done once before the first handle (it is not thread-safe
+/// itself; a global's initialiser runs exactly once). 3 is `CURL_GLOBAL_ALL` (SSL and Win32).
+private let curlInitialised: Bool = curl_global_init(3) == CURLE_OK
 
-    private struct Running {
-        var response: HTTPURLResponse?
-        var body = Data()
+/// One libcurl easy handle: its connection, TLS session and DNS caches live across
+/// requests. Used only under ``HTTPFunnel``'s lock.
+private final class CurlConnection {
+    enum Problem: Error { case tooLarge, tooManyHeaders, transport(String) }
+    struct Response { var status: Int; var headers: [String: String]; var body: [UInt8] }
+
+    /// What one transfer has received so far; the callbacks' context.
+    final class Transfer {
+        let limit: Int
+        let headerLimit: Int
+        var body: [UInt8] = []
+        var headers: [String: String] = [:]
+        var headerLines = 0
         var problem: Problem?
-        var done: DispatchSemaphore?
+        init(limit: Int, headerLimit: Int) { self.limit = limit; self.headerLimit = headerLimit }
     }
 
-    private let limit: Int
-    private let state = Mutex(Running())
+    private let handle: UnsafeMutableRawPointer
 
-    init(limit: Int) { self.limit = limit }
+    init?() {
+        guard curlInitialised, let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+    }
 
-    func run(_ task: URLSessionDataTask) -> Result<(HTTPURLResponse, Data), Problem> {
-        let done = DispatchSemaphore(value: 0)
-        state.withLock { $0 = Running(done: done) }
-        task.resume()
-        done.wait()
-        return state.withLock { running in
-            if let problem = running.problem { return .failure(problem) }
-            guard let response = running.response else { return .failure(.transport("no response")) }
-            return .success((response, running.body))
+    deinit { curl_easy_cleanup(handle) }
+
+    func perform(method: String, url: String, headers: [String: String], body: Data?,
+                 limits: HTTPFunnel.Limits) -> Result<Response, Problem> {
+        // Every option is set anew for each request; the connection cache survives a reset.
+        curl_easy_reset(handle)
+        let transfer = Transfer(limit: limits.maximumResponseBytes, headerLimit: limits.maximumHeaderLines)
+        let context = Unmanaged.passRetained(transfer)
+        defer { context.release() }
+        var list: UnsafeMutablePointer<curl_slist>?
+        // No `Expect: 100-continue` (a round trip for nothing), no chunked bodies.
+        for line in headers.map({ "\($0.key): \($0.value)" }).sorted() + ["Expect:", "Transfer-Encoding:"] {
+            list = curl_slist_append(list, line)
         }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        completionHandler(nil)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let tooLarge = response.expectedContentLength > Int64(limit)
-        state.withLock {
-            $0.response = response as? HTTPURLResponse
-            if tooLarge { $0.problem = .tooLarge }
-        }
-        completionHandler(tooLarge ? .cancel : .allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = state.withLock { running -> Bool in
-            guard running.problem == nil else { return true }
-            if running.body.count + data.count > limit {
-                running.problem = .tooLarge
-                running.body = Data()
-                return true
+        defer { curl_slist_free_all(list) }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
+            var ok = true
+            func set(_ result: CURLcode) { if result != CURLE_OK { ok = false } }
+            set(CCurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+            set(CCurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress))
+            set(CCurl_setopt_string(handle, CURLOPT_URL, url))
+            set(CCurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+            set(CCurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+            set(CCurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+            set(CCurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+            let seconds = max(1, Int(limits.timeout.rounded(.up)))
+            set(CCurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, seconds))
+            set(CCurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+            set(CCurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, seconds))
+            set(CCurl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumResponseBytes)))
+            set(CCurl_setopt_string(handle, CURLOPT_USERAGENT, "OpenEventKit"))
+            set(CCurl_setopt_list(handle, CURLOPT_HTTPHEADER, list))
+            set(CCurl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody))
+            set(CCurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context.toOpaque()))
+            set(CCurl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, receiveHeader))
+            set(CCurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context.toOpaque()))
+            if let body {
+                set(CCurl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                body.withUnsafeBytes { bytes in
+                    // An empty body still needs a valid pointer: curl would otherwise read
+                    // the request body from standard input.
+                    let empty: StaticString = ""
+                    set(CCurl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS,
+                                            bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+                                                ?? UnsafeRawPointer(empty.utf8Start).assumingMemoryBound(to: CChar.self)))
+                }
+            } else if method == "GET" {
+                set(CCurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
             }
-            running.body.append(data)
-            return false
+            if method != "GET" && method != "POST" { set(CCurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method)) }
+            guard ok else { return CURLE_FAILED_INIT }
+            return curl_easy_perform(handle)
         }
-        if over { dataTask.cancel() }
+        if let problem = transfer.problem { return .failure(problem) }
+        if code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge) }
+        guard code == CURLE_OK else {
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(.transport(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
+        }
+        var status = 0
+        _ = CCurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .success(Response(status: status, headers: transfer.headers, body: transfer.body))
     }
+}
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        let done = state.withLock { running -> DispatchSemaphore? in
-            if let error, running.problem == nil { running.problem = .transport(error.localizedDescription) }
-            if running.response == nil, running.problem == nil, let response = task.response as? HTTPURLResponse {
-                running.response = response
-            }
-            return running.done
-        }
-        done?.signal()
+/// Appends a piece of the response body, or stops the transfer once it is over the limit.
+private let receiveBody: CCurl_data_callback = { data, size, count, context in
+    let transfer = Unmanaged<CurlConnection.Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let length = size * count
+    guard transfer.body.count + length <= transfer.limit else {
+        transfer.problem = .tooLarge
+        transfer.body = []
+        return 0
     }
+    if let data { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
+    return length
+}
+
+/// Reads one header line. A status line starts a new set (after a `100 Continue` or an
+/// interim response, only the last set counts); names are kept in lower case, repeated
+/// headers joined with commas.
+private let receiveHeader: CCurl_data_callback = { data, size, count, context in
+    let transfer = Unmanaged<CurlConnection.Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let length = size * count
+    transfer.headerLines += 1
+    guard transfer.headerLines <= transfer.headerLimit else {
+        transfer.problem = .tooManyHeaders
+        return 0
+    }
+    guard let data else { return length }
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        transfer.headers = [:]
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        if let earlier = transfer.headers[name] { transfer.headers[name] = earlier + ", " + value } else { transfer.headers[name] = value }
+    }
+    return length
 }

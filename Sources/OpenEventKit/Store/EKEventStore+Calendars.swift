@@ -43,7 +43,7 @@ extension EKEventStore {
         let files = RemoteSourceFiles(storeRoot: backend.root)
         guard let identity = try? files.sourcesIdentity() else { return [] }
         if identity != remoteSourceRecords.identity {
-            remoteSourceRecords = (identity, identity == nil ? [] : ((try? files.sources()) ?? []))
+            remoteSourceRecords = (identity, (try? files.sources()) ?? [])
         }
         return remoteSourceRecords.records.map { record in
             let key = EKSource.Remote(name: record.name, type: record.kind == .caldav ? .calDAV : .subscribed)
