@@ -130,6 +130,43 @@ import Testing
         #expect(!client.everything().contains(server.password))
     }
 
+    /// The token that came with the calendar listing (`sources add`) starts the first sync, so
+    /// the first sync does not ask for one (on Radicale that costs as much as listing every
+    /// item); what changed after it is still found, and nothing comes down twice.
+    @Test(arguments: DAVServers.Kind.allCases)
+    func theFirstSyncStartsFromTheListingsToken(kind: DAVServers.Kind) throws {
+        let server = try DAVServers.Server(kind)
+        defer { server.stop() }
+        let client = try Client()
+        defer { client.folder.remove() }
+        let collection = try addSource(client, server)
+        let statePath = client.store + "/.openeventkit/sync/" + collection + ".json"
+        func state() throws -> [String: Any] {
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as! [String: Any]
+        }
+        let baseline = try #require(try state()["baselineToken"] as? String)
+        #expect(try state()["syncToken"] == nil)
+
+        // Changed on the server after the listing and before the first sync.
+        #expect(try server.put("a.ics", uid: "a@example", summary: "Cello") == 201)
+        #expect(try server.put("b.ics", uid: "b@example", summary: "Viola") == 201)
+        var sync = try client.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains(": 2 down, 0 up"), "\(sync.stdout)")
+        #expect(try state()["baselineToken"] == nil)
+        #expect(try state()["syncToken"] as? String == baseline)
+
+        // The next sync starts from that token: the two items are reported again, with the
+        // ETags already known, so nothing comes down; a new one does.
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 0 down, 0 up"), "\(sync.stdout)")
+        #expect(try server.put("c.ics", uid: "c@example", summary: "Double bass") == 201)
+        sync = try client.run(["sync"])
+        #expect(sync.stdout.contains(": 1 down, 0 up"), "\(sync.stdout)")
+        #expect(client.files(in: collection) == ["a.ics", "b.ics", "c.ics"])
+        #expect(try (state()["syncToken"] as? String) != baseline)
+    }
+
     @Test func conflictPoliciesAndRemovingASource() throws {
         let server = try DAVServers.Server(.radicale)
         defer { server.stop() }

@@ -15,6 +15,9 @@ package struct RemoteCalendar: Sendable, Hashable, Codable {
     package var writable: Bool
     /// Whether the server offers `sync-collection` (RFC 6578) here.
     package var supportsSync: Bool
+    /// The collection's sync token when it was listed, if the server gave one: taken before
+    /// any item is fetched, so it can start the first sync (see ``CollectionSyncState/baselineToken``).
+    package var syncToken: String? = nil
 }
 
 /// An item's place and version on the server.
@@ -104,7 +107,7 @@ package struct CalDAVClient: Sendable {
     package func calendars(in href: String, depth: String) throws(RemoteError) -> [RemoteCalendar] {
         let body = """
             <?xml version="1.0" encoding="utf-8"?>
-            <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:a="http://apple.com/ns/ical/"><d:prop><d:resourcetype/><d:displayname/><a:calendar-color/><c:supported-calendar-component-set/><d:current-user-privilege-set/><d:supported-report-set/></d:prop></d:propfind>
+            <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:a="http://apple.com/ns/ical/"><d:prop><d:resourcetype/><d:displayname/><a:calendar-color/><c:supported-calendar-component-set/><d:current-user-privilege-set/><d:supported-report-set/><d:sync-token/></d:prop></d:propfind>
             """
         var result: [RemoteCalendar] = []
         for response in try multistatus("PROPFIND", href, depth: depth, body: body).responses {
@@ -125,7 +128,8 @@ package struct CalDAVClient: Sendable {
                 href: response.href, title: title?.isEmpty == false ? title! : segment,
                 color: Self.color(response.property("calendar-color", DAVXML.apple)?.trimmedText),
                 holdsEvents: names.contains("VEVENT") || names.isEmpty, holdsReminders: names.contains("VTODO"),
-                writable: writable, supportsSync: reports.contains("sync-collection")))
+                writable: writable, supportsSync: reports.contains("sync-collection"),
+                syncToken: response.property("sync-token").map(\.trimmedText).flatMap { $0.isEmpty ? nil : $0 }))
         }
         return result
     }

@@ -52,6 +52,7 @@ package struct RemoteSourceManager {
         let (http, url) = try Self.funnel(record, password: password)
         var batch = Batch()
         var taken = Set(try store.collections().map(\.identifier))
+        var discovered: [RemoteCalendar] = []
         switch record.kind {
         case .caldav:
             let client = CalDAVClient(http: http, baseURL: url)
@@ -59,6 +60,7 @@ package struct RemoteSourceManager {
             guard !calendars.isEmpty else {
                 throw RemoteError(.invalidArgument, "the account has no calendars", url: HTTPFunnel.redacted(url))
             }
+            discovered = calendars
             for calendar in calendars {
                 let identifier = Self.collectionIdentifier(record.name, calendar.href, taken: taken)
                 taken.insert(identifier)
@@ -86,6 +88,14 @@ package struct RemoteSourceManager {
             record.calendars = [MirroredCalendar(collection: identifier, href: HTTPFunnel.redacted(url), writable: false, supportsSync: false)]
         }
         _ = try store.commit(batch)
+        if record.kind == .caldav {
+            // The tokens that came with the listing start each calendar's first sync.
+            for (mirror, calendar) in zip(record.calendars, discovered) where mirror.supportsSync && calendar.syncToken != nil {
+                var state = CollectionSyncState()
+                state.baselineToken = calendar.syncToken
+                try files.setState(state, of: mirror.collection)
+            }
+        }
         sources.append(record)
         try files.setSources(sources)
         return record

@@ -66,6 +66,12 @@ package struct CollectionSyncState: Codable, Sendable, Hashable {
     }
 
     package var syncToken: String?
+    /// A token the server gave when the calendar was discovered (`ical sources add`), before
+    /// any of its items was fetched: the first sync starts from it instead of asking for a
+    /// new one, which costs some servers (Radicale) as much as listing every item. Any token
+    /// older than the data is safe: what changed since is reported again, and an item whose
+    /// ETag is already known is not fetched twice. Cleared by the first sync.
+    package var baselineToken: String?
     /// By item file name.
     package var items: [String: Item] = [:]
     /// A feed's validators and the time of its last refresh.

@@ -109,7 +109,7 @@ package struct RemoteSyncEngine {
             // A first sync takes everything in one calendar-query (the token first: changes
             // made meanwhile are reported again next time); a calendar too large for one
             // response is listed and fetched in batches instead.
-            newToken = calendar.supportsSync ? (try? client.syncToken(of: calendar.href)) ?? nil : nil
+            newToken = calendar.supportsSync ? state.baselineToken ?? (try? client.syncToken(of: calendar.href)) ?? nil : nil
             switch Self.attempt({ () throws(RemoteError) in try client.fetchAll(from: calendar.href) }) {
             case .success(let all):
                 prefetched = all
@@ -354,9 +354,11 @@ package struct RemoteSyncEngine {
             else { newItems[name] = nil }
         }
         let token = report.problems.isEmpty ? newToken : state.syncToken
-        if newItems != state.items || token != state.syncToken {
+        let baseline = token == nil ? state.baselineToken : nil
+        if newItems != state.items || token != state.syncToken || baseline != state.baselineToken {
             state.items = newItems
             state.syncToken = token
+            state.baselineToken = baseline
             try files.setState(state, of: collection)
         }
         return report
