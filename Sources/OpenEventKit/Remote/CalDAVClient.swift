@@ -46,10 +46,21 @@ package struct CalDAVClient: Sendable {
     }
 
     private func multistatus(_ method: String, _ href: String, depth: String, body: String) throws(RemoteError) -> (responses: [DAVResponse], syncToken: String?, status: Int) {
+        var responses: [DAVResponse] = []
+        let (token, status) = try multistatus(method, href, depth: depth, body: body) { responses.append($0) }
+        return (responses, token, status)
+    }
+
+    /// A multistatus request whose responses are handed over one at a time, as the parser
+    /// reaches them (`responseLimit`: a tighter bound on the body than the funnel's).
+    private func multistatus(_ method: String, _ href: String, depth: String, body: String, responseLimit: Int? = nil,
+                             each: (DAVResponse) -> Void) throws(RemoteError) -> (syncToken: String?, status: Int) {
         let target = url(href)
-        let response = try http.send(HTTPRequest(method, target, headers: [
+        var request = HTTPRequest(method, target, headers: [
             "Depth": depth, "Content-Type": "application/xml; charset=utf-8",
-        ], body: Data(body.utf8)))
+        ], body: Data(body.utf8))
+        request.responseLimit = responseLimit
+        let response = try http.send(request)
         guard response.status == 207 else {
             if response.status == 403 || response.status == 409, method == "REPORT",
                String(decoding: response.body, as: UTF8.self).contains("valid-sync-token") {
@@ -57,9 +68,8 @@ package struct CalDAVClient: Sendable {
             }
             throw RemoteError(.httpStatus, "\(method) was not answered with a multistatus", url: HTTPFunnel.redacted(target), status: response.status)
         }
-        let root = try DAVXML.parse(response.body, url: HTTPFunnel.redacted(target))
-        let (responses, token) = try DAVResponse.all(in: root, url: HTTPFunnel.redacted(target))
-        return (responses, token, response.status)
+        let token = try DAVResponse.each(in: response.body, url: HTTPFunnel.redacted(target), each)
+        return (token, response.status)
     }
 
     // MARK: Discovery
@@ -215,18 +225,26 @@ package struct CalDAVClient: Sendable {
 
     /// Every item of a calendar with its data and ETag, in one `calendar-query` REPORT: what
     /// a first sync must transfer, in one request (the server's cheapest way to send it).
+    ///
+    /// The response may be at most ``fetchAllLimit`` bytes (a ``RemoteError/Code/tooLarge``
+    /// error otherwise, and the caller lists and fetches in batches instead): what a first
+    /// sync holds in memory is bounded by that, not by the calendar.
     package func fetchAll(from calendar: String) throws(RemoteError) -> [String: (etag: String?, data: String)] {
         let body = """
             <?xml version="1.0" encoding="utf-8"?>
             <c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop><c:filter><c:comp-filter name="VCALENDAR"/></c:filter></c:calendar-query>
             """
         var result: [String: (etag: String?, data: String)] = [:]
-        for response in try multistatus("REPORT", calendar, depth: "1", body: body).responses {
-            guard let data = response.property("calendar-data", DAVXML.caldav)?.text else { continue }
+        _ = try multistatus("REPORT", calendar, depth: "1", body: body, responseLimit: Self.fetchAllLimit) { response in
+            guard let data = response.property("calendar-data", DAVXML.caldav)?.text else { return }
             result[response.href] = (response.property("getetag")?.trimmedText, data)
         }
         return result
     }
+
+    /// The largest response a first sync takes in one `calendar-query` (about 40,000 typical
+    /// events); a larger calendar is listed and fetched in batches.
+    package static let fetchAllLimit = 16 << 20
 
     /// Writes an item: a create (`If-None-Match: *`) when `etag` is nil, else a change
     /// (`If-Match`). Returns the new ETag when the server gives one. A `412` is

@@ -46,8 +46,14 @@ package enum DAVXML {
     package static let maximumElements = 4_000_000
 
     /// Parses an XML document.
-    package static func parse(_ data: Data, url: String?) throws(RemoteError) -> XMLElementNode {
+    ///
+    /// With `eachResponse`, every `<response>` child of the document element is handed over
+    /// as soon as it ends and then dropped from the tree, so a multistatus of any length
+    /// never holds more than one response's tree (see ``DAVResponse/each(in:url:_:)``).
+    package static func parse(_ data: Data, url: String?,
+                              eachResponse: ((XMLElementNode) -> Void)? = nil) throws(RemoteError) -> XMLElementNode {
         let builder = TreeBuilder()
+        builder.eachResponse = eachResponse
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
@@ -83,6 +89,7 @@ package enum DAVXML {
         var stack: [XMLElementNode] = []
         var count = 0
         var problem: String?
+        var eachResponse: ((XMLElementNode) -> Void)?
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName: String?, attributes: [String: String] = [:]) {
@@ -100,7 +107,12 @@ package enum DAVXML {
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            _ = stack.popLast()
+            let node = stack.popLast()
+            if let eachResponse, stack.count == 1, let node, node.name == "response", node.namespace == DAVXML.dav,
+               stack[0].name == "multistatus", stack[0].namespace == DAVXML.dav {
+                eachResponse(node)
+                stack[0].children.removeLast()
+            }
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
@@ -127,23 +139,35 @@ package struct DAVResponse: Sendable {
         properties[namespace + name]
     }
 
-    /// Reads every response of a multistatus document.
-    package static func all(in root: XMLElementNode, url: String?) throws(RemoteError) -> (responses: [DAVResponse], syncToken: String?) {
+    /// Reads a multistatus document, handing over each response as the parser reaches its
+    /// end (the document's tree is never built whole), and returns its sync token.
+    package static func each(in data: Data, url: String?, _ body: (DAVResponse) -> Void) throws(RemoteError) -> String? {
+        let root = try withoutActuallyEscaping(body) { body throws(RemoteError) in
+            try DAVXML.parse(data, url: url) { node in if let response = response(node) { body(response) } }
+        }
         guard root.name == "multistatus", root.namespace == DAVXML.dav else {
             throw RemoteError(.malformed, "the server answered with <\(root.name)>, not a multistatus", url: url)
         }
+        return root.child("sync-token")?.trimmedText
+    }
+
+    /// Reads every response of a multistatus document.
+    package static func all(in data: Data, url: String?) throws(RemoteError) -> (responses: [DAVResponse], syncToken: String?) {
         var responses: [DAVResponse] = []
-        for node in root.all("response") {
-            guard let href = node.child("href")?.trimmedText, !href.isEmpty else { continue }
-            var properties: [String: XMLElementNode] = [:]
-            for propstat in node.all("propstat") {
-                guard let status = propstat.child("status").map({ statusCode($0.trimmedText) }), status == 200 else { continue }
-                for property in propstat.child("prop")?.children ?? [] { properties[property.namespace + property.name] = property }
-            }
-            let status = node.child("status").map { statusCode($0.trimmedText) }
-            responses.append(DAVResponse(href: canonicalHref(href), status: status, properties: properties))
+        let token = try each(in: data, url: url) { responses.append($0) }
+        return (responses, token)
+    }
+
+    /// One `<response>` element, or nil when it has no href.
+    private static func response(_ node: XMLElementNode) -> DAVResponse? {
+        guard let href = node.child("href")?.trimmedText, !href.isEmpty else { return nil }
+        var properties: [String: XMLElementNode] = [:]
+        for propstat in node.all("propstat") {
+            guard let status = propstat.child("status").map({ statusCode($0.trimmedText) }), status == 200 else { continue }
+            for property in propstat.child("prop")?.children ?? [] { properties[property.namespace + property.name] = property }
         }
-        return (responses, root.child("sync-token")?.trimmedText)
+        let status = node.child("status").map { statusCode($0.trimmedText) }
+        return DAVResponse(href: canonicalHref(href), status: status, properties: properties)
     }
 
     /// One spelling of a server path, so that hrefs compare equal however the server (or

@@ -60,6 +60,8 @@ package struct HTTPRequest: Sendable {
     package var url: URL
     package var headers: [String: String] = [:]
     package var body: Data?
+    /// A tighter bound on the response body than the funnel's own, for this request.
+    package var responseLimit: Int?
 
     package init(_ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil) {
         self.method = method
@@ -192,6 +194,8 @@ package final class HTTPFunnel: Sendable {
         var headers = request.headers.filter { $0.key.lowercased() != "content-length" && $0.key.lowercased() != "authorization" }
         if let authorization { headers["Authorization"] = authorization }
         let url = Self.redacted(request.url)
+        var limits = self.limits
+        if let tighter = request.responseLimit { limits.maximumResponseBytes = min(limits.maximumResponseBytes, tighter) }
         let outcome = connection.withLock { connection in
             connection.perform(method: request.method, url: request.url.absoluteString, headers: headers,
                                body: request.body, limits: limits)
