@@ -89,7 +89,7 @@ struct ViewHTML {
             .week .gutter { border-left: none; }
             .week .hours, .week .day { position: relative; height: 132mm; }
             .week .line { position: absolute; left: 0; right: 0; border-top: 0.2mm solid #ddd; }
-            .week .label { position: absolute; right: 1mm; transform: translateY(-50%); color: #555; font-size: 7.5pt; }
+            .week .label { position: absolute; right: 1mm; margin-top: 0.4mm; color: #555; font-size: 7.5pt; }
             .week .slot { position: absolute; overflow: hidden; border-left: 1.2mm solid var(--c); background: var(--t);
                           padding: 0.3mm 0.8mm; font-size: 8pt; line-height: 1.15; border-radius: 0.6mm;
                           border-top: 0.2mm solid #fff; }

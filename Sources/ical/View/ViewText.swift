@@ -15,14 +15,22 @@ struct ViewCells {
         var used = 0
         let total = safe.reduce(0) { $0 + columns($1) }
         if total <= width { return safe + String(repeating: " ", count: width - total) }
+        // Too narrow for an ellipsis to help (overlapping lessons side by side): the initials.
+        let room = width <= 2 ? width : width - 1
         for character in safe {
             let needed = columns(character)
-            if used + needed > width - 1 { break }
+            if used + needed > room { break }
             out.append(character)
             used += needed
         }
-        out.append("…")
-        used += 1
+        if width > 2 {
+            while out.last == " " {
+                out.removeLast()
+                used -= 1
+            }
+            out.append("…")
+            used += 1
+        }
         return out + String(repeating: " ", count: max(0, width - used))
     }
 
@@ -270,7 +278,9 @@ struct WeekGridText {
             var text: String
             switch line {
             case 0:
-                text = ViewEntry.clock(TimeOfDay(hour: owner.startMinute / 60, minute: owner.startMinute % 60) ?? .midnight) + " " + entry.title
+                // Narrow lanes (overlaps) show the title alone.
+                text = (width < 8 ? "" : ViewEntry.clock(TimeOfDay(hour: owner.startMinute / 60, minute: owner.startMinute % 60) ?? .midnight) + " ")
+                    + entry.title
                 let startingHere = covering.filter { $0.1.startMinute >= rowStart }.count
                 if startingHere > 1 { text = ViewCells.fit(text, max(1, width - 3)).trimmingTrailingSpaces() + " +\(startingHere - 1)" }
             case 1 where entry.location.map { !$0.isEmpty } ?? false:
