@@ -67,7 +67,7 @@ fi
 
 echo
 echo "== The term as a printable timetable: $OUT/timetable.html (week) and $OUT/december.html (month)"
-"$ICAL" view week 2026-12-07 --tz Europe/Berlin --format html --title "Music school, autumn term 2026" \
+"$ICAL" view week 2026-11-30 --tz Europe/Berlin --format html --title "Music school, autumn term 2026" \
     --holidays samples/calendars/term.yaml -o "$OUT/timetable.html" "$OUT/term.ics" samples/calendars/monthly-events.ics
 "$ICAL" view month 2026-12 --tz Europe/Berlin --format html --title "Music school, autumn term 2026" \
     --holidays samples/calendars/term.yaml -o "$OUT/december.html" "$OUT/term.ics" samples/calendars/monthly-events.ics

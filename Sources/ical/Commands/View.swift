@@ -44,7 +44,7 @@ extension ICal {
             subcommands: [Month.self, Week.self])
 
         /// `ical view month`.
-        struct Month: ParsableCommand {
+        struct Month: ViewCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Show the month of WHEN (default: this month) as a grid.",
                 discussion: """
@@ -53,25 +53,18 @@ extension ICal {
                       ical view month 2026-12 --format html --paper a4 -o december.html term.ics
                     """)
 
+            static let kind = ViewRun.Kind.month
+
             @Argument(help: ArgumentHelp("A moment in the month: 2026-12, 2026-12-07, today (default).", valueName: "when"))
             var when: String?
 
             @OptionGroup var source: OccurrenceInputs
             @OptionGroup var options: ViewOptions
             @OptionGroup var output: OutputOptions
-
-            mutating func validate() throws {
-                var when = self.when, source = self.source
-                try options.validate(when: &when, source: &source)
-                self.when = when
-                self.source = source
-            }
-
-            func run() throws { try ViewRun(kind: .month, when: when, source: source, options: options, output: output).run() }
         }
 
         /// `ical view week`.
-        struct Week: ParsableCommand {
+        struct Week: ViewCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Show the week of WHEN (default: this week) with a row per hour.",
                 discussion: """
@@ -80,23 +73,36 @@ extension ICal {
                       ical view week 2026-12-07 --format html --holidays term.yaml -o week.html term.ics
                     """)
 
+            static let kind = ViewRun.Kind.week
+
             @Argument(help: ArgumentHelp("A moment in the week: 2026-W49, 2026-12-07, today (default).", valueName: "when"))
             var when: String?
 
             @OptionGroup var source: OccurrenceInputs
             @OptionGroup var options: ViewOptions
             @OptionGroup var output: OutputOptions
-
-            mutating func validate() throws {
-                var when = self.when, source = self.source
-                try options.validate(when: &when, source: &source)
-                self.when = when
-                self.source = source
-            }
-
-            func run() throws { try ViewRun(kind: .week, when: when, source: source, options: options, output: output).run() }
         }
     }
+}
+
+/// `ical view month` and `ical view week`: the same arguments and run, another window.
+protocol ViewCommand: ParsableCommand {
+    static var kind: ViewRun.Kind { get }
+    var when: String? { get set }
+    var source: OccurrenceInputs { get set }
+    var options: ViewOptions { get }
+    var output: OutputOptions { get }
+}
+
+extension ViewCommand {
+    mutating func validate() throws {
+        var when = self.when, source = self.source
+        try options.validate(when: &when, source: &source)
+        self.when = when
+        self.source = source
+    }
+
+    func run() throws { try ViewRun(kind: Self.kind, when: when, source: source, options: options, output: output).run() }
 }
 
 /// The options of `ical view month` and `ical view week`.
