@@ -86,6 +86,27 @@ enum ViewNames {
             + " – \(last.day) \(shortMonth(last.month)) \(last.year)"
     }
 
+    /// A note cut into lines of at most `width` columns at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    /// `+3 more`, or `+3` where that does not fit.
+    static func more(_ count: Int, width: Int) -> String {
+        let text = "+\(count) more"
+        return text.count <= width ? text : "+\(count)"
+    }
+
     /// `+02:00`, `-03:30`.
     static func offsetText(_ seconds: Int) -> String {
         let magnitude = abs(seconds)
@@ -148,7 +169,7 @@ struct MonthGridText {
             lines += rows
         }
         lines.append(ViewCells.border("└", "┴", "┘", cells: 7, width: cellWidth))
-        lines += ViewNames.offsetNotes(days, zoneName: TerminalText.line(zoneName))
+        lines += ViewNames.offsetNotes(days, zoneName: TerminalText.line(zoneName)).flatMap { ViewNames.wrap($0, width: gridWidth) }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -171,7 +192,7 @@ struct MonthGridText {
             let text = entry.isAllDay ? entry.title : entry.clock(on: day.date, range: false) + " " + entry.title
             out.append(cells.colored(ViewCells.fit(text, width), entry.color))
         }
-        if entries.count > shown { out.append(ViewCells.fit("+\(entries.count - shown) more", width)) }
+        if entries.count > shown { out.append(ViewCells.fit(ViewNames.more(entries.count - shown, width: width), width)) }
         while out.count < lines + 1 { out.append(String(repeating: " ", count: width)) }
         return out
     }
@@ -221,7 +242,7 @@ struct WeekGridText {
                         let fitted = ViewCells.fit(text, cellWidth)
                         line += (color.map { cells.colored(fitted, $0) } ?? cells.faint(fitted)) + "│"
                     } else if row == shown && texts.count > shown {
-                        line += ViewCells.fit("+\(texts.count - shown) more", cellWidth) + "│"
+                        line += ViewCells.fit(ViewNames.more(texts.count - shown, width: cellWidth), cellWidth) + "│"
                     } else {
                         line += String(repeating: " ", count: cellWidth) + "│"
                     }
@@ -240,7 +261,7 @@ struct WeekGridText {
             lines.append(String(hour).leftPadded(to: 2, with: "0") + ":00│" + columns.map { $0[row] }.joined(separator: "│") + "│")
         }
         lines.append(pad + ViewCells.border("└", "┴", "┘", cells: 7, width: cellWidth))
-        lines += ViewNames.offsetNotes(days, zoneName: TerminalText.line(zoneName))
+        lines += ViewNames.offsetNotes(days, zoneName: TerminalText.line(zoneName)).flatMap { ViewNames.wrap($0, width: gridWidth) }
         return lines.joined(separator: "\n") + "\n"
     }
 
