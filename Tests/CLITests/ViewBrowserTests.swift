@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The printable page of `ical view --format html` in a real browser: Debian's Chromium,
-/// headless (`make test` installs it with scripts/test-deps.sh), renders the sample term's
+/// headless (`make test` installs it: `sh scripts/deps.sh chromium`), renders the sample term's
 /// month and weekly timetable to PNG, and prints them to PDF on A4 and Letter. The PNG is
 /// decoded (a few lines of Python's zlib, no new dependency) to check that the page drew
 /// something: its size, and enough non-white pixels in enough colours.
@@ -53,7 +53,7 @@ import Testing
     /// Runs Chromium headless (as root it needs --no-sandbox), with its profile in `folder`
     /// and at most 180 seconds.
     private func chromium(_ arguments: [String], in folder: TemporaryFolder) throws -> (status: Int32, output: String) {
-        let browser = try #require(Self.chromium, "chromium is not installed: run sh scripts/test-deps.sh (make test does)")
+        let browser = try #require(Self.chromium, "chromium is not installed: run sh scripts/deps.sh chromium (make test does)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["180", browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
