@@ -223,8 +223,8 @@ struct ViewRun {
         try FileIOBridge.write(text, to: output.output)
     }
 
-    /// The holiday dates from `--holidays`, named by the event that covers them ("Holiday"
-    /// for a specification's dates and ranges).
+    /// The holiday dates from `--holidays`, named by the event that covers them, else by
+    /// the specification's `name:`, else "Holiday".
     private func holidays(from first: CalendarDate, through last: CalendarDate, zone: any TimeZoneRules,
                           gate: PathGate) throws -> [CalendarDate: String] {
         guard !options.holidays.isEmpty else { return [:] }
@@ -239,6 +239,7 @@ struct ViewRun {
                     diagnostics.forEach { printError($0.description) }
                     holidays.ranges += plan.holidays.ranges
                     holidays.calendars += plan.holidays.calendars
+                    holidays.names.merge(plan.holidays.names) { first, _ in first }
                 } else {
                     try holidays.add(contentsOfFile: path, reader: source.reading.reader).forEach { printError($0.description) }
                 }
@@ -258,7 +259,10 @@ struct ViewRun {
         for day in named where dates.contains(day.date) {
             if let entry = day.entries.first { names[day.date] = entry.title }
         }
-        for date in dates where names[date] == nil { names[date] = "Holiday" }
+        // Dates and ranges: their name in the specification, else "Holiday".
+        for date in dates where names[date] == nil {
+            names[date] = holidays.names.first { $0.key.contains(date) }?.value ?? "Holiday"
+        }
         return names
     }
 
