@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// The printable page of `ical view --format html` in a real browser: Debian's Chromium,
-/// headless (`make test` installs it: `sh scripts/deps.sh chromium`), renders the sample term's
-/// month and weekly timetable to PNG, and prints them to PDF on A4 and Letter. The PNG is
+/// The printable page of `ical view --format html` (and the picture of `--format svg`) in a
+/// real browser: Debian's Chromium, headless (`make test` installs it:
+/// `sh scripts/deps.sh chromium`), renders the sample term's month and weekly timetable to
+/// PNG, and prints the pages to PDF on A4 and Letter. The PNG is
 /// decoded (a few lines of Python's zlib, no new dependency) to check that the page drew
 /// something: its size, and enough non-white pixels in enough colours.
 @Suite(.serialized) struct ViewBrowserTests {
@@ -69,25 +70,26 @@ import Testing
     }
 
     /// The sample term (ical lessons --spec samples/calendars/term.yaml) and its view as a page.
-    private func page(_ view: [String], paper: String, in folder: TemporaryFolder) throws -> String {
+    private func page(_ view: [String], paper: String, format: String = "html", in folder: TemporaryFolder) throws -> String {
         let spec = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/term.yaml").path
         let term = folder.url.appendingPathComponent("term.ics").path
         if !FileManager.default.fileExists(atPath: term) {
             let lessons = try ICalRunner.run(["lessons", "--spec", spec, "-o", term])
             #expect(lessons.status == 0, "\(lessons.stderr)")
         }
-        let path = folder.url.appendingPathComponent("\(view[1])-\(paper).html").path
-        let output = try ICalRunner.run(view + ["--tz", "Europe/Berlin", "--format", "html", "--paper", paper, "--holidays", spec,
+        let path = folder.url.appendingPathComponent("\(view[1])-\(paper).\(format)").path
+        let output = try ICalRunner.run(view + ["--tz", "Europe/Berlin", "--format", format, "--paper", paper, "--holidays", spec,
                                                 "--title", "Music school, autumn term 2026", "-o", path, term])
         #expect(output.status == 0, "\(output.stderr)")
         return path
     }
 
-    @Test(arguments: [["view", "month", "2026-12"], ["view", "week", "2026-12-14"]])
-    func rendersToANonBlankPNG(view: [String]) throws {
+    @Test(arguments: [(["view", "month", "2026-12"], "html"), (["view", "week", "2026-12-14"], "html"),
+                      (["view", "month", "2026-11"], "svg"), (["view", "week", "2026-11-30"], "svg")])
+    func rendersToANonBlankPNG(view: [String], format: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let page = try self.page(view, paper: "auto", in: folder)
+        let page = try self.page(view, paper: "auto", format: format, in: folder)
         let png = folder.url.appendingPathComponent("page.png").path
         let run = try chromium(["--window-size=1123,794", "--screenshot=" + png, URL(fileURLWithPath: page).absoluteString], in: folder)
         #expect(run.status == 0, "\(run.output)")

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Testing
 
 /// `ical view month` and `ical view week`: the grids compared with golden files in
@@ -242,6 +245,24 @@ import Testing
                                         "--holidays", files.holidays, files.calendar])
         #expect(month.stdout.contains("@page { size: letter landscape; margin: 10mm; }"))
         #expect(month.stdout.contains("<td class=\"holiday\"><span class=\"num\">19</span><span class=\"hol\">Autumn break</span>"))
+    }
+
+    @Test func svgIsOneWellFormedPicture() throws {
+        let files = try Files()
+        defer { files.folder.remove() }
+        for view in [["month", "2026-10"], ["week", "2026-10-22"]] {
+            let output = try ICalRunner.run(["view"] + view + ["--tz", "Europe/Berlin", "--format", "svg", "--paper", "letter",
+                                                               "--holidays", files.holidays, "--title", "Autumn <term>", files.calendar])
+            #expect(output.status == 0, "\(output.stderr)")
+            let document = try XMLDocument(xmlString: output.stdout)
+            #expect(document.rootElement()?.name == "svg")
+            #expect(output.stdout.contains("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1056\" height=\"816\""))
+            for forbidden in ["<script", "href", "<image", "@import"] { #expect(!output.stdout.contains(forbidden), "\(forbidden)") }
+            #expect(output.stdout.contains("Autumn &lt;term&gt;"))
+            #expect(output.stdout.contains("fill=\"url(#holiday)\""))
+            #expect(output.stdout.contains(">Autumn break</text>"))
+            #expect(output.stdout.contains("clocks go back in Europe/Berlin"))
+        }
     }
 
     @Test func lessonSpecificationHolidaysAreMarked() throws {

@@ -34,6 +34,8 @@ extension ICal {
                 from the network) that prints on one landscape page: the month grid, or the
                 week as a timetable with weekday columns and time rows, holidays shaded and
                 named. --paper a4 or letter sets the page size (default: the printer's).
+                --format svg draws the same page as one SVG picture (A4 unless --paper
+                letter).
 
                 Examples:
                   ical view month 2026-12 --tz Europe/Berlin term.ics
@@ -109,7 +111,7 @@ extension ViewCommand {
 struct ViewOptions: ParsableArguments {
     /// What is written.
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, html
+        case text, html, svg
     }
 
     /// When ANSI colour is used.
@@ -117,7 +119,7 @@ struct ViewOptions: ParsableArguments {
         case auto, always, never
     }
 
-    @Option(help: "The output format: the grid as text, or a printable HTML page.")
+    @Option(help: "The output format: the grid as text, a printable HTML page, or an SVG picture of the page.")
     var format: Format = .text
 
     @Option(help: ArgumentHelp("The first day of the week: monday ... sunday (default: the locale's).", valueName: "day"))
@@ -133,10 +135,10 @@ struct ViewOptions: ParsableArguments {
     @Option(help: "Colour on the terminal: auto (a terminal without NO_COLOR), always or never.")
     var color: ColorMode = .auto
 
-    @Option(help: ArgumentHelp("HTML: the page size to print on, landscape.", valueName: "paper"))
+    @Option(help: ArgumentHelp("HTML and SVG: the page size to print on, landscape.", valueName: "paper"))
     var paper: ViewHTML.Paper = .auto
 
-    @Option(help: ArgumentHelp("HTML: a line under the page's title (the term, the school).", valueName: "text"))
+    @Option(help: ArgumentHelp("HTML and SVG: a line under the page's title (the term, the school).", valueName: "text"))
     var title: String?
 
     /// Checks the options; WHEN that is not a moment (a file name) is the first input.
@@ -212,6 +214,11 @@ struct ViewRun {
                 .month(year: first.year, month: first.month, days: days, firstWeekday: firstWeekday, today: today)
         case (.html, .week):
             text = ViewHTML(paper: options.paper, zoneName: zoneName, heading: options.title).week(days: days, today: today)
+        case (.svg, .month):
+            text = ViewSVG(paper: options.paper, zoneName: zoneName, heading: options.title)
+                .month(year: first.year, month: first.month, days: days, firstWeekday: firstWeekday, today: today)
+        case (.svg, .week):
+            text = ViewSVG(paper: options.paper, zoneName: zoneName, heading: options.title).week(days: days, today: today)
         case (.text, .month):
             text = MonthGridText(width: Self.width(environment), cells: ViewCells(color: useColor(environment)), firstWeekday: firstWeekday,
                                  maximumLines: options.lines, today: today, zoneName: zoneName)
