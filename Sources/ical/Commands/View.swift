@@ -299,6 +299,7 @@ final class SourceColors {
     private let calendarColors: [String: String]
     private let fromStore: Bool
     private var byFolder: [String: ViewColor] = [:]
+    private var bySource: [String: ViewColor] = [:]
     private var assigned = 0
 
     init(calendarColors: [String: String], fromStore: Bool) {
@@ -315,11 +316,12 @@ final class SourceColors {
             byFolder[calendar] = color
             return color
         }
+        if let known = bySource[source] { return known }
         let folder = source == "<stdin>" ? "" : URL(fileURLWithPath: source).deletingLastPathComponent().path
         let key = folderHasColor(folder) ? folder : source
-        if let known = byFolder[key] { return known }
-        let color = (key == folder ? readColor(folder) : nil) ?? nextColor()
+        let color = byFolder[key] ?? (key == folder ? readColor(folder) : nil) ?? nextColor()
         byFolder[key] = color
+        bySource[source] = color
         return color
     }
 
