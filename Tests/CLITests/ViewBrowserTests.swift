@@ -3,7 +3,7 @@ import Testing
 
 /// The printable page of `ical view --format html` (and the picture of `--format svg`) in a
 /// real browser: Debian's Chromium, headless (`make test` installs it:
-/// `sh scripts/deps.sh chromium`), renders the sample term's month and weekly timetable to
+/// `sh scripts/deps.sh chromium python3`), renders the sample term's month and weekly timetable to
 /// PNG, and prints the pages to PDF on A4 and Letter. The PNG is
 /// decoded (a few lines of Python's zlib, no new dependency) to check that the page drew
 /// something: its size, and enough non-white pixels in enough colours.
@@ -54,7 +54,7 @@ import Testing
     /// Runs Chromium headless (as root it needs --no-sandbox), with its profile in `folder`
     /// and at most 180 seconds.
     private func chromium(_ arguments: [String], in folder: TemporaryFolder) throws -> (status: Int32, output: String) {
-        let browser = try #require(Self.chromium, "chromium is not installed: run sh scripts/deps.sh chromium (make test does)")
+        let browser = try #require(Self.chromium, "chromium is not installed: run sh scripts/deps.sh chromium python3 (make test does)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["180", browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
