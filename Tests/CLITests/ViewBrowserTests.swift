@@ -115,7 +115,8 @@ import Testing
     func printsOnOneLandscapePage(paper: String, width: Int, height: Int) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        for view in [["view", "month", "2026-12"], ["view", "week", "2026-12-14"]] {
+        // November 2026 takes six weeks (Monday first): the tallest month.
+        for view in [["view", "month", "2026-11"], ["view", "week", "2026-12-14"]] {
             let page = try self.page(view, paper: paper, in: folder)
             let pdf = folder.url.appendingPathComponent("\(view[1]).pdf").path
             let run = try chromium(["--no-pdf-header-footer", "--print-to-pdf=" + pdf, URL(fileURLWithPath: page).absoluteString], in: folder)
