@@ -4,6 +4,7 @@
 #   make test         install what is missing, build, run every test, then the samples (what CI runs)
 #   make samples      build and run the sample apps (samples/) against a temporary store, check their output
 #   make deps         install libical-dev, libsqlite3-dev, tzdata and pkg-config when missing (apt-get, retried once)
+#                     (make test also installs chromium and python3, for the printable view's browser test)
 #   make build        debug build
 #   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
 #   make fuzz         libFuzzer over the reader and writer (FUZZ_SECONDS, default 600)
@@ -29,6 +30,7 @@ release: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 
 test: deps
+	@sh scripts/deps.sh chromium python3
 	TZ=UTC LC_ALL=C.UTF-8 $(SWIFT) test $(SWIFT_FLAGS)
 	@sh scripts/samples.sh
 

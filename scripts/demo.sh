@@ -64,3 +64,16 @@ fi
 "$ICAL" export --store "$STORE" -o "$OUT/store-export.ics"
 "$ICAL" validate --strict "$OUT/store-export.ics"
 "$ICAL" privacy status --store "$STORE"
+
+echo
+echo "== The term as a printable timetable: $OUT/timetable.html (week) and $OUT/december.html (month)"
+"$ICAL" view week 2026-11-30 --tz Europe/Berlin --format html --title "Music school, autumn term 2026" \
+    --holidays samples/calendars/term.yaml -o "$OUT/timetable.html" "$OUT/term.ics" samples/calendars/monthly-events.ics
+"$ICAL" view month 2026-12 --tz Europe/Berlin --format html --title "Music school, autumn term 2026" \
+    --holidays samples/calendars/term.yaml -o "$OUT/december.html" "$OUT/term.ics" samples/calendars/monthly-events.ics
+echo "   open them in a browser and print (one landscape page, A4 or Letter)"
+
+echo
+echo "== ical view month 2026-12 --tz Europe/Berlin --holidays samples/calendars/term.yaml $OUT/term.ics samples/calendars/monthly-events.ics"
+"$ICAL" view month 2026-12 --tz Europe/Berlin --holidays samples/calendars/term.yaml \
+    "$OUT/term.ics" samples/calendars/monthly-events.ics

@@ -20,6 +20,12 @@ fi
 command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
 command -v setsid >/dev/null 2>&1 || missing="$missing util-linux"
 
+# Packages named as arguments are installed when no command of that name is found
+# (make test: chromium and python3, for the browser test of `ical view --format html`).
+for package in "$@"; do
+    command -v "$package" >/dev/null 2>&1 || missing="$missing $package"
+done
+
 [ -z "$missing" ] && exit 0
 
 echo "deps: installing$missing" >&2

@@ -20,11 +20,12 @@ struct ICal: ParsableCommand {
               ical convert calendar.ics --to csv -o calendar.csv
               ical import term.ics                         (into the store, as ical)
               ical query --at 2026-12                      (the store)
+              ical view month 2026-12 term.ics             (a month as a grid)
               ical privacy grant org.openeventkit.ical --events full
               ical ui edit-event --app-id org.example.lessons   (the system's event editor)
               ical --generate-completion-script bash > /etc/bash_completion.d/ical
             """,
         version: "0.1.0",
-        subcommands: [Query.self, Convert.self, Validate.self, Lessons.self,
+        subcommands: [Query.self, View.self, Convert.self, Validate.self, Lessons.self,
                       Import.self, Export.self, Calendars.self, Events.self, Sources.self, Sync.self, Privacy.self, UI.self])
 }

@@ -21,11 +21,21 @@ public struct LessonHolidays: Sendable {
     public var ranges: [ClosedRange<CalendarDate>]
     /// The holiday calendars, each a VCALENDAR.
     public var calendars: [OccurrenceQuery.Source]
+    /// The names given to dates and ranges (a specification's `name:`), by range.
+    public var names: [ClosedRange<CalendarDate>: String]
 
     /// No holidays.
     public init() {
         ranges = []
         calendars = []
+        names = [:]
+    }
+
+    /// Leaves out every date in an inclusive range, under a name (such as "Exams") when
+    /// there is one.
+    public mutating func insert(_ range: ClosedRange<CalendarDate>, name: String?) {
+        ranges.append(range)
+        if let name { names[range] = name }
     }
 
     /// Leaves out one date.

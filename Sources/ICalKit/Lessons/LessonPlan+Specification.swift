@@ -178,12 +178,13 @@ private struct SpecificationReader {
             let fields = try mapping(entry, path: path, keys: ["date", "from", "until", "file", "name"])
             switch (fields["date"], fields["from"], fields["until"], fields["file"]) {
             case (let date?, nil, nil, nil):
-                holidays.insert(try value(date, path + ".date", LessonText.date))
+                let day = try value(date, path + ".date", LessonText.date)
+                holidays.insert(day...day, name: try fields["name"].map { try string($0, path + ".name") })
             case (nil, let from?, let until?, nil):
                 let first = try value(from, path + ".from", LessonText.date)
                 let last = try value(until, path + ".until", LessonText.date)
                 guard first <= last else { throw problem(until, path + ".until", "\(last) is before \(path).from (\(first))") }
-                holidays.insert(first...last)
+                holidays.insert(first...last, name: try fields["name"].map { try string($0, path + ".name") })
             case (nil, nil, nil, let fileNode?):
                 let name = try string(fileNode, path + ".file")
                 let resolved = name.hasPrefix("/") ? name : directory + "/" + name

@@ -80,17 +80,8 @@ extension ICal {
                 help: ArgumentHelp("The window [START, END): two values, END absolute or +offset.", valueName: "start end"))
         var between: [String] = []
 
-        @Argument(help: ArgumentHelp("Files, folders of .ics files, or - for standard input; none: the store.", valueName: "input"))
-        var inputs: [String] = []
-
-        @Option(help: ArgumentHelp("Show times in this zone and read floating times and the window in it.", valueName: "zone"))
-        var tz: String?
-
         @Option(help: ArgumentHelp("Only this component kind (repeatable).", valueName: "kind"))
         var component: [Kind] = []
-
-        @Option(help: ArgumentHelp("Only the calendar with this name: a collection folder's name, its displayname, or X-WR-CALNAME (repeatable).", valueName: "name"))
-        var calendar: [String] = []
 
         @Option(help: "At most this many occurrences (the earliest).")
         var limit: Int?
@@ -101,37 +92,22 @@ extension ICal {
         @Flag(help: "List instances cancelled by an override (STATUS:CANCELLED), with their status; by default they are left out.")
         var includeCancelled = false
 
-        @Flag(help: ArgumentHelp("Store queries: compare every item file with the query index first, to see files rewritten in place (otherwise only folders whose times changed are listed).", visibility: .default))
-        var rescan = false
-
-        @OptionGroup var reading: ReadingOptions
+        @OptionGroup var source: OccurrenceInputs
         @OptionGroup var output: OutputOptions
-        @OptionGroup var storeOptions: StoreAppOptions
 
         mutating func validate() throws {
             if between.count > 2 {
-                inputs = Array(between[2...]) + inputs
+                source.inputs = Array(between[2...]) + source.inputs
                 between = Array(between[0..<2])
             }
             if at != nil && !between.isEmpty { throw ValidationError("Give either --at or --between, not both.") }
             if !between.isEmpty && between.count != 2 { throw ValidationError("--between takes two values: START and END (a moment or +offset such as +7d).") }
-            if !inputs.isEmpty && (storeOptions.store != nil || storeOptions.app != nil) {
-                throw ValidationError("--store and --app query the store: give them without input files.")
-            }
+            try source.checkInputsOrStore()
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
         }
 
         func run() throws {
-            let zone: any TimeZoneRules
-            if let tz {
-                guard let resolved = TimeZoneResolver.resolveStandard(tz) else {
-                    printError("ical: unknown time zone '\(tz)' (use an IANA name such as Europe/Berlin)")
-                    throw ExitCode(2)
-                }
-                zone = resolved.rules
-            } else {
-                zone = IANATimeZone.system() ?? FixedOffsetZone.utc
-            }
+            let zone = try source.zone()
             let now = Self.now(in: zone)
             let window: QueryWindow
             do {
@@ -150,17 +126,16 @@ extension ICal {
             }
 
             // Output into a store is an import of calendar data (--format ics) or refused.
-            let gate = try PathGate(storeOptions)
+            let gate = try PathGate(source.storeOptions)
             if format != .ics { try gate.checkTextOutput(output.output) }
 
             let kinds: Set<ComponentKind> = component.isEmpty
                 ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
-            let formatter = OccurrenceFormatter(displayZone: tz == nil ? nil : zone)
+            let formatter = OccurrenceFormatter(displayZone: source.tz == nil ? nil : zone)
             if format == .ics {
                 // Whole components: read the items (an iCalendar result copies them).
-                var result = inputs.isEmpty
-                    ? try queryStore(window: window, kinds: kinds, zone: zone)
-                    : try queryFiles(window: window, kinds: kinds, zone: zone, gate: gate)
+                var result = try source.matches(in: window, kinds: kinds, zone: zone, includingCancelled: includeCancelled,
+                                                readingToDos: component.contains(.VTODO), gate: gate)
                 result.diagnostics.forEach { printError($0.description) }
                 if let limit, result.matches.count > limit { result.matches = Array(result.matches.prefix(limit)) }
                 let calendar = formatter.calendar(result.matches)
@@ -170,9 +145,8 @@ extension ICal {
                 return
             } else {
                 // Listings: the store's occurrence cache answers most windows without reading items.
-                var (listings, diagnostics) = inputs.isEmpty
-                    ? try listStore(window: window, kinds: kinds, zone: zone)
-                    : try listFiles(window: window, kinds: kinds, zone: zone, gate: gate)
+                var (listings, diagnostics, _) = try source.listings(in: window, kinds: kinds, zone: zone, includingCancelled: includeCancelled,
+                                                                  readingToDos: component.contains(.VTODO), gate: gate)
                 diagnostics.forEach { printError($0.description) }
                 if let limit, listings.count > limit { listings = Array(listings.prefix(limit)) }
                 let text = format == .json ? formatter.json(listings)
@@ -180,86 +154,6 @@ extension ICal {
                     : formatter.agenda(listings, color: output.output == "-" && isatty(1) == 1)
                 try FileIOBridge.write(text, to: output.output)
             }
-        }
-
-        /// Opens the store as the app with full access to what the query reads (under
-        /// write-only access the fetch may show the upgrade prompt first, as every EventKit
-        /// fetch does), and runs `body`.
-        private func withReadableStore<Result>(_ body: (EKEventStore, [EKCalendar]?) throws -> Result) throws -> Result {
-            let store = try storeOptions.openStore()
-            store.indexScan = rescan ? .everyFile : .changedFolders
-            let action = "querying the store"
-            if store.authority.accessLevel(for: .event) != .writeOnly {
-                try storeOptions.require(.full, to: .event, on: store, for: action)
-            }
-            if component.contains(.VTODO) { try storeOptions.require(.full, to: .reminder, on: store, for: "querying to-dos") }
-            let calendars = try calendar.isEmpty ? nil : calendar.map { try storeOptions.calendar(named: $0, in: store) }
-            let result = try body(store, calendars)
-            if store.authority.accessLevel(for: .event) != .full {
-                // Write-only access reads nothing, not even the events the app added.
-                try storeOptions.require(.full, to: .event, on: store, for: action)
-            }
-            return result
-        }
-
-        /// The store's occurrences as listings, as the app.
-        private func listStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> ([OccurrenceListing], [Diagnostic]) {
-            try withReadableStore { store, calendars in
-                let result = store.occurrenceListings(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
-                                                      includingCancelled: includeCancelled)
-                return (result.listings, result.diagnostics)
-            }
-        }
-
-        /// The files' occurrences as listings.
-        private func listFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
-                               gate: PathGate) throws -> ([OccurrenceListing], [Diagnostic]) {
-            let result = try queryFiles(window: window, kinds: kinds, zone: zone, gate: gate)
-            return (result.matches.map(OccurrenceListing.init), result.diagnostics)
-        }
-
-        /// The store's occurrences with whole components, as the app (needs full access).
-        private func queryStore(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules) throws -> OccurrenceQuery.Result {
-            try withReadableStore { store, calendars in
-                store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
-                                  includingCancelled: includeCancelled)
-            }
-        }
-
-        private func queryFiles(window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
-                                gate: PathGate) throws -> OccurrenceQuery.Result {
-            var sources: [OccurrenceQuery.Source] = []
-            for input in inputs {
-                for path in try gate.expand(inputOf: input) {
-                    let result = try reading.read(path)
-                    for calendar in result.calendars where matchesCalendarFilter(calendar, path: path) {
-                        sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))
-                    }
-                }
-            }
-
-            var query = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds)
-            query.includesCancelled = includeCancelled
-            let result = query.run(sources)
-            // The trees read are not needed again, and the process ends after printing:
-            // leave them to the exit rather than freeing every component, property and
-            // string of a large file one by one (a tenth of a query's time at 100,000 events).
-            ProcessLifetime.keep(sources)
-            return result
-        }
-
-        /// Whether a calendar passes --calendar: its folder name, the folder's displayname
-        /// file, or its X-WR-CALNAME.
-        func matchesCalendarFilter(_ calendar: Component, path: String) -> Bool {
-            guard !self.calendar.isEmpty else { return true }
-            var names: Set<String> = []
-            if let name = calendar.property(.calendarName)?.textValue { names.insert(name) }
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-            names.insert(folder.lastPathComponent)
-            if let displayName = try? String(contentsOf: folder.appendingPathComponent("displayname"), encoding: .utf8) {
-                names.insert(displayName.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-            return !names.isDisjoint(with: self.calendar)
         }
 
         /// The current wall-clock time in a zone; `ICAL_NOW` (YYYY-MM-DDTHH:MM:SS, UTC)

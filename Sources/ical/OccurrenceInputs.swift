@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import ICalKit
+import OpenEventKit
+
+/// Where the occurrences of `ical query` and `ical view` come from: input files and folders,
+/// or the store as an app, with the zone and calendar filters; shared by both commands.
+///
+/// Every input path goes through the ``PathGate`` (a path into a store is the store, read
+/// under the app's access), and the store is read under the access of the app (`--app`) as
+/// for any other EventKit fetch.
+struct OccurrenceInputs: ParsableArguments {
+    @Argument(help: ArgumentHelp("Files, folders of .ics files, or - for standard input; none: the store.", valueName: "input"))
+    var inputs: [String] = []
+
+    @Option(help: ArgumentHelp("Show times in this zone and read floating times and the window in it.", valueName: "zone"))
+    var tz: String?
+
+    @Option(help: ArgumentHelp("Only the calendar with this name: a collection folder's name, its displayname, or X-WR-CALNAME (repeatable).", valueName: "name"))
+    var calendar: [String] = []
+
+    @Flag(help: ArgumentHelp("Store queries: compare every item file with the query index first, to see files rewritten in place (otherwise only folders whose times changed are listed).", visibility: .default))
+    var rescan = false
+
+    @OptionGroup var reading: ReadingOptions
+    @OptionGroup var storeOptions: StoreAppOptions
+
+    /// Refuses `--store` or `--app` together with input files.
+    func checkInputsOrStore() throws {
+        if !inputs.isEmpty && (storeOptions.store != nil || storeOptions.app != nil) {
+            throw ValidationError("--store and --app query the store: give them without input files.")
+        }
+    }
+
+    /// The zone of `--tz`, else the system zone ($TZ), else UTC; an unknown `--tz` is an
+    /// error (exit status 2).
+    func zone() throws -> any TimeZoneRules {
+        guard let tz else { return IANATimeZone.system() ?? FixedOffsetZone.utc }
+        guard let resolved = TimeZoneResolver.resolveStandard(tz) else {
+            printError("ical: unknown time zone '\(tz)' (use an IANA name such as Europe/Berlin)")
+            throw ExitCode(2)
+        }
+        return resolved.rules
+    }
+
+    /// Whether the store is read (no input files).
+    var readsStore: Bool { inputs.isEmpty }
+
+    /// Opens the store as the app with full access to what is read (under write-only access
+    /// the fetch may show the upgrade prompt first, as every EventKit fetch does), and runs
+    /// `body` with the store and the calendars `--calendar` names (nil: all).
+    func withReadableStore<Result>(readingToDos: Bool, _ body: (EKEventStore, [EKCalendar]?) throws -> Result) throws -> Result {
+        let store = try storeOptions.openStore()
+        store.indexScan = rescan ? .everyFile : .changedFolders
+        let action = "querying the store"
+        if store.authority.accessLevel(for: .event) != .writeOnly {
+            try storeOptions.require(.full, to: .event, on: store, for: action)
+        }
+        if readingToDos { try storeOptions.require(.full, to: .reminder, on: store, for: "querying to-dos") }
+        let calendars = try calendar.isEmpty ? nil : calendar.map { try storeOptions.calendar(named: $0, in: store) }
+        let result = try body(store, calendars)
+        if store.authority.accessLevel(for: .event) != .full {
+            // Write-only access reads nothing, not even the events the app added.
+            try storeOptions.require(.full, to: .event, on: store, for: action)
+        }
+        return result
+    }
+
+    /// The occurrences in a window as listings, from the files or the store (the store's
+    /// occurrence cache answers most windows without reading items), and for the store the
+    /// colours of its calendars by identifier (a store listing's source is
+    /// `calendar-identifier/item.ics`).
+    func listings(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
+                  readingToDos: Bool, gate: PathGate) throws -> (listings: [OccurrenceListing], diagnostics: [Diagnostic],
+                                                                 calendarColors: [String: String]) {
+        if readsStore {
+            return try withReadableStore(readingToDos: readingToDos) { store, calendars in
+                let result = store.occurrenceListings(in: window.start..<window.end, calendars: calendars, kinds: kinds,
+                                                      floatingZone: zone, includingCancelled: includingCancelled)
+                var colors: [String: String] = [:]
+                for calendar in store.calendars(for: .event) {
+                    colors[calendar.calendarIdentifier] = calendar.cgColor.hexString
+                }
+                return (result.listings, result.diagnostics, colors)
+            }
+        }
+        let result = try fileMatches(in: window, kinds: kinds, zone: zone, includingCancelled: includingCancelled, gate: gate)
+        return (result.matches.map(OccurrenceListing.init), result.diagnostics, [:])
+    }
+
+    /// The occurrences in a window with whole components, from the files or the store.
+    func matches(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
+                 readingToDos: Bool, gate: PathGate) throws -> OccurrenceQuery.Result {
+        if readsStore {
+            return try withReadableStore(readingToDos: readingToDos) { store, calendars in
+                store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
+                                  includingCancelled: includingCancelled)
+            }
+        }
+        return try fileMatches(in: window, kinds: kinds, zone: zone, includingCancelled: includingCancelled, gate: gate)
+    }
+
+    private func fileMatches(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
+                             includingCancelled: Bool, gate: PathGate) throws -> OccurrenceQuery.Result {
+        var sources: [OccurrenceQuery.Source] = []
+        for input in inputs {
+            for path in try gate.expand(inputOf: input) {
+                let result = try reading.read(path)
+                for calendar in result.calendars where matchesCalendarFilter(calendar, path: path) {
+                    sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))
+                }
+            }
+        }
+
+        var query = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds)
+        query.includesCancelled = includingCancelled
+        let result = query.run(sources)
+        // The trees read are not needed again, and the process ends after printing:
+        // leave them to the exit rather than freeing every component, property and
+        // string of a large file one by one (a tenth of a query's time at 100,000 events).
+        ProcessLifetime.keep(sources)
+        return result
+    }
+
+    /// Whether a calendar passes --calendar: its folder name, the folder's displayname
+    /// file, or its X-WR-CALNAME.
+    func matchesCalendarFilter(_ calendar: Component, path: String) -> Bool {
+        guard !self.calendar.isEmpty else { return true }
+        var names: Set<String> = []
+        if let name = calendar.property(.calendarName)?.textValue { names.insert(name) }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        names.insert(folder.lastPathComponent)
+        if let displayName = try? String(contentsOf: folder.appendingPathComponent("displayname"), encoding: .utf8) {
+            names.insert(displayName.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return !names.isDisjoint(with: self.calendar)
+    }
+}
