@@ -167,6 +167,54 @@ import Testing
         #expect(try (state()["syncToken"] as? String) != baseline)
     }
 
+    /// Without `--password-command` the password is asked on the terminal, without echo, at
+    /// `sources add` and at each sync; it is written nowhere. Without a terminal the sync says
+    /// what to do instead.
+    @Test func thePasswordIsAskedOnTheTerminalAndNeverEchoedOrStored() throws {
+        let server = try DAVServers.Server(.radicale)
+        defer { server.stop() }
+        let client = try Client()
+        defer { client.folder.remove() }
+        #expect(try server.put("a.ics", uid: "a@example", summary: "Cello") == 201)
+        func onTerminal(_ arguments: [String]) throws -> TerminalDriver.Result {
+            try TerminalDriver.run(([ICalRunner.executable.path] + arguments)
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " "),
+                steps: [.init(waitFor: "Password for \(server.user) at ", type: server.password)],
+                environment: ["OPENEVENTKIT_STORE": client.store])
+        }
+        let added = try onTerminal(["sources", "add", "caldav", server.baseURL, "--name", "Lessons", "--user", server.user])
+        #expect(added.missed.isEmpty && added.status == 0, "\(added.transcript)")
+        #expect(added.transcript.contains("Added Lessons with "), "\(added.transcript)")
+        let synced = try onTerminal(["sync"])
+        #expect(synced.missed.isEmpty && synced.status == 0, "\(synced.transcript)")
+        #expect(synced.transcript.contains(": 1 down, 0 up"), "\(synced.transcript)")
+        for transcript in [added.transcript, synced.transcript] {
+            #expect(!transcript.contains(server.password + "\n") && !transcript.contains(": " + server.password), "echoed: \(transcript)")
+        }
+        #expect(!client.everything().contains(server.password))
+
+        let wrong = try TerminalDriver.run(([ICalRunner.executable.path, "sync"]).joined(separator: " "),
+                                           steps: [.init(waitFor: "Password for ", type: "not-the-password")],
+                                           environment: ["OPENEVENTKIT_STORE": client.store])
+        #expect(wrong.status != 0)
+        #expect(wrong.transcript.contains("refused the user name or password"), "\(wrong.transcript)")
+
+        // In a session of its own: no controlling terminal to ask on.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--wait", ICalRunner.executable.path, "sync"]
+        process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin", "OPENEVENTKIT_STORE": client.store]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(stderr.contains("no terminal to ask on: give the source a --password-command"), "\(stderr)")
+    }
+
     @Test func conflictPoliciesAndRemovingASource() throws {
         let server = try DAVServers.Server(.radicale)
         defer { server.stop() }
@@ -212,8 +260,9 @@ import Testing
         #expect(try server.request("GET", server.calendarPath + "r1.ics").status == 200)
     }
 
-    @Test func aForgottenSyncTokenListsEverythingAndLosesNothing() throws {
-        let server = try DAVServers.Server(.radicale)
+    @Test(arguments: DAVServers.Kind.allCases)
+    func aForgottenSyncTokenListsEverythingAndLosesNothing(kind: DAVServers.Kind) throws {
+        let server = try DAVServers.Server(kind)
         defer { server.stop() }
         let client = try Client()
         defer { client.folder.remove() }

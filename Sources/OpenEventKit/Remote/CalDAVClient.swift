@@ -62,8 +62,12 @@ package struct CalDAVClient: Sendable {
         request.responseLimit = responseLimit
         let response = try http.send(request)
         guard response.status == 207 else {
-            if response.status == 403 || response.status == 409, method == "REPORT",
-               String(decoding: response.body, as: UTF8.self).contains("valid-sync-token") {
+            // RFC 6578 names 403 with the DAV:valid-sync-token precondition; servers also use
+            // 409 and 412 (Xandikos), with or without the element. A sync report refused so
+            // is a token the server no longer knows: listing everything instead loses nothing.
+            let named = String(decoding: response.body.prefix(1 << 16), as: UTF8.self).contains("valid-sync-token")
+            if method == "REPORT", body.contains("<d:sync-collection"),
+               [403, 409, 412].contains(response.status) || (response.status == 400 && named) {
                 throw RemoteError(.invalidSyncToken, "the server no longer knows the sync token", url: HTTPFunnel.redacted(target), status: response.status)
             }
             throw RemoteError(.httpStatus, "\(method) was not answered with a multistatus", url: HTTPFunnel.redacted(target), status: response.status)
