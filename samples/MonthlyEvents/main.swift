@@ -41,19 +41,21 @@ final class EventStoreManager {
     private var loaded = false
     /// The question the user is being asked, shown again after a change is listed.
     var pendingQuestion: String?
-    private var observer: (any NSObjectProtocol)?
 
     init(from start: Date) {
         self.start = start
         end = Calendar.current.date(byAdding: .month, value: 1, to: start)!
     }
 
-    /// Lists the month again whenever the calendar changes.
-    func listenForCalendarChanges() {
-        // Delivered on the posting thread (the store's, or this one for its own commits);
-        // the work hops to the main actor.
-        observer = NotificationCenter.default.addObserver(forName: .EKEventStoreChanged, object: store, queue: nil) { _ in
-            Task { @MainActor in self.storeChanged() }
+    /// Lists the month again whenever the calendar changes: the seed's loop over
+    /// `NotificationCenter.notifications(named:)` (on Linux, OpenEventKit's addition), run in
+    /// its own task on the main actor until the app ends.
+    func listenForCalendarChanges() async {
+        let center = NotificationCenter.default
+        let notifications = center.notifications(named: .EKEventStoreChanged).map({ (notification: Notification) in notification.name })
+
+        for await _ in notifications {
+            storeChanged()
         }
     }
 
@@ -161,7 +163,8 @@ while !arguments.isEmpty {
 // MARK: The app
 
 let manager = EventStoreManager(from: start)
-manager.listenForCalendarChanges()
+// The loop starts observing when its task first runs: at the first suspension below.
+Task { @MainActor in await manager.listenForCalendarChanges() }
 guard await manager.setupEventStore() else {
     let status = EKEventStore.authorizationStatus(for: .event)
     print("MonthlyEvents needs full access to your calendar to list this month's events; it has \(status).")
@@ -193,7 +196,7 @@ if listOnly { exit(0) }
         return false
     }
     print("Deleted \(selected.count) event\(selected.count == 1 ? "" : "s").")
-    // The change notification arrives on the main queue: let it run.
+    // The change notification is taken by the listening task on the main actor: let it run.
     try? await Task.sleep(for: .milliseconds(300))
     return true
 }
