@@ -78,7 +78,7 @@ let package = Package(
             exclude: ["Info.plist"]),
         .executableTarget(
             name: "MonthlyEvents",
-            dependencies: ["OpenEventKit"],
+            dependencies: ["OpenEventKit", "OpenEventKitUI"],
             path: "samples/MonthlyEvents",
             exclude: ["Info.plist"]),
 

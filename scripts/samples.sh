@@ -74,7 +74,10 @@ alone() {
 }
 
 # on_terminal NAME COMMAND < SCRIPT: runs COMMAND on a pseudo-terminal; SCRIPT's lines are
-# "text to wait for|line to type". The transcript (what the user saw) is checked.
+# "text to wait for|line to type" (nothing to wait for: type at once), or
+# "text to wait for|!shell command" to run a command (another program, while the sample
+# waits) instead of typing. The transcript (what the
+# user saw) is checked.
 on_terminal() {
     name=$1 command=$2
     out="$WORK/$name.raw"
@@ -87,13 +90,16 @@ on_terminal() {
     offset=0
     while IFS='|' read -r wait answer; do
         tries=0
-        until tail -c +$((offset + 1)) "$out" | grep -q -F -- "$wait"; do
+        until [ -z "$wait" ] || tail -c +$((offset + 1)) "$out" | grep -q -F -- "$wait"; do
             tries=$((tries + 1))
             if [ $tries -gt 600 ]; then echo "samples: $name: no '$wait' on the terminal after 30 s"; break; fi
             sleep 0.05
         done
         offset=$(wc -c < "$out")
-        printf '%s\n' "$answer" >&3
+        case $answer in
+            '!'*) sh -c "${answer#!}" ;;
+            *) printf '%s\n' "$answer" >&3 ;;
+        esac
     done
     exec 3>&-
     status=0
@@ -146,6 +152,23 @@ alone monthly-denied "$BIN/MonthlyEvents" --from 2026-12-01
 alone monthly-list "$BIN/MonthlyEvents" --from 2026-12-01 --list
 alone monthly-delete "$BIN/MonthlyEvents" --from 2026-12-01 --delete 3,7
 alone monthly-after "$BIN/MonthlyEvents" --from 2026-12-01 --list
+# Another process adds an event while MonthlyEvents waits for an answer: its change loop
+# (NotificationCenter.notifications(named: .EKEventStoreChanged)) lists the month again.
+on_terminal monthly-external "$BIN/MonthlyEvents --from 2026-12-01" <<SCRIPT
+Enter quits) |!"$ICAL" events add --title "Extra rehearsal" --start 2026-12-22T18:00 --tz Europe/Berlin --calendar Choir > /dev/null
+Extra rehearsal|!sleep 1
+|
+SCRIPT
+# The system's event viewer (EKEventViewController, editing allowed) on the event just added:
+# the user edits its title, then closes the viewer; the app learns only that.
+on_terminal monthly-show "$BIN/MonthlyEvents --from 2026-12-01 --show 10" <<'SCRIPT'
+> |e
+> |1
+keeps it|Extra rehearsal (tutti)
+> |s
+> |
+SCRIPT
+expect monthly-shown-and-edited "Extra rehearsal (tutti)" "$ICAL" query --at 2026-12-22 --calendar Choir
 absent monthly-deleted-occurrence "Student recital day" "$ICAL" query --at 2026-12-05
 expect monthly-kept-series "Student recital day" "$ICAL" query --at 2027-01-02
 

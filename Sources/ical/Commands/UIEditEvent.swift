@@ -98,13 +98,7 @@ extension ICal.UI {
         }
 
         private func findEvent(_ identifier: String, in store: EKEventStore) -> EKEvent? {
-            guard let first = store.event(withIdentifier: identifier) else { return nil }
-            guard let occurrence, let moment = try? Date(occurrence, strategy: .iso8601) else { return first }
-            let predicate = store.predicateForEvents(withStart: moment.addingTimeInterval(-366 * 86_400),
-                                                     end: moment.addingTimeInterval(366 * 86_400), calendars: [first.calendar])
-            return store.events(matching: predicate).first {
-                $0.eventIdentifier == identifier && abs($0.occurrenceDate.timeIntervalSince(moment)) < 1
-            } ?? first
+            StoredEventLookup.find(identifier, occurrence: occurrence, in: store)
         }
     }
 }
@@ -183,6 +177,8 @@ struct EventEditor {
     let store: EKEventStore
     let terminal: TerminalSession
     let appName: String
+    /// The form's first line; nil for the editor's own (the app wants to add or change an event).
+    var intro: String?
 
     /// The fields, numbered as the form shows them.
     enum Field: Int, CaseIterable {
@@ -248,8 +244,12 @@ struct EventEditor {
         let isRecurring = stored.map { $0.hasRecurrenceRules || $0.isDetached } ?? false
         let rule = target.component.property(.recurrenceRule)?.rawValue
 
-        terminal.write("\n“\(appName)” wants to \(stored == nil ? "add an event to" : "change an event in") your calendar.\n")
-        terminal.write("Only you see this form; the app learns only whether you saved\(stored == nil ? " or" : ",") canceled\(stored == nil ? "" : " or deleted").\n\n")
+        if let intro {
+            terminal.write("\(intro)\n\n")
+        } else {
+            terminal.write("\n“\(appName)” wants to \(stored == nil ? "add an event to" : "change an event in") your calendar.\n")
+            terminal.write("Only you see this form; the app learns only whether you saved\(stored == nil ? " or" : ",") canceled\(stored == nil ? "" : " or deleted").\n\n")
+        }
         show(form, rule: rule.map { String($0) })
         let commands = "Type a field's number to change it; s Save, c Cancel\(stored == nil ? "" : ", delete Delete"), l List."
         terminal.write("\n\(commands)\n")
