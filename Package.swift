@@ -77,6 +77,11 @@ let package = Package(
             path: "samples/RepeatingLessons",
             exclude: ["Info.plist"]),
         .executableTarget(
+            name: "LessonRooms",
+            dependencies: ["OpenEventKit"],
+            path: "samples/LessonRooms",
+            exclude: ["Info.plist"]),
+        .executableTarget(
             name: "MonthlyEvents",
             dependencies: ["OpenEventKit", "OpenEventKitUI"],
             path: "samples/MonthlyEvents",

@@ -37,7 +37,7 @@ extension SeedCodeTests {
         let sequence = center.notifications(named: Self.ping, object: sender)
         center.post(name: Self.ping, object: other)
         center.post(name: Self.ping, object: sender)
-        var iterator = sequence.makeAsyncIterator()
+        let iterator = sequence.makeAsyncIterator()
         let first = await iterator.next()
         #expect((first?.object as AnyObject?) === sender)
     }
@@ -76,7 +76,7 @@ extension SeedCodeTests {
         let sequence = center.notifications(named: Self.ping)
         let limit = NotificationCenter.Notifications.bufferLimit
         for number in 0..<(limit + 10) { center.post(name: Self.ping, object: nil, userInfo: ["n": number]) }
-        var iterator = sequence.makeAsyncIterator()
+        let iterator = sequence.makeAsyncIterator()
         let first = await iterator.next()
         #expect(first?.userInfo?["n"] as? Int == 10, "the ten oldest were dropped")
     }

@@ -119,6 +119,8 @@ struct EventForm: Equatable {
     var location = ""
     var notes = ""
     var calendar: String?
+    /// The virtual conference the user chose for the location (saved as CONFERENCE properties).
+    var conference: ChosenConference?
 
     /// The form of an event as the store reads it.
     init(_ event: EKEvent) {
@@ -172,6 +174,50 @@ struct EventForm: Equatable {
     }
 }
 
+/// A conference a registered extension made for the room type the user chose.
+struct ChosenConference: Equatable {
+    var extensionName: String
+    var roomType: String
+    var descriptor: EKVirtualConferenceDescriptor
+}
+
+/// The room types of the store's registered virtual conference extensions, asked for once
+/// per editor (each extension runs in a process of its own).
+final class ConferenceOffers {
+    struct Offer {
+        var registered: RegisteredConferenceExtension
+        var roomType: EKVirtualConferenceRoomTypeDescriptor
+    }
+
+    private let storeRoot: String?
+    private var loaded: (offers: [Offer], problems: [String])?
+
+    init(storeRoot: String?) {
+        self.storeRoot = storeRoot
+    }
+
+    /// The room types of every registered extension, and what went wrong with any of them.
+    func offers() -> (offers: [Offer], problems: [String]) {
+        if let loaded { return loaded }
+        var offers: [Offer] = [], problems: [String] = []
+        if let storeRoot {
+            do throws(ConferenceExtensionError) {
+                for registered in try ConferenceExtensionRegistry(storeRoot: storeRoot).extensions() {
+                    do throws(ConferenceExtensionError) {
+                        offers += try ConferenceExtensionHost().roomTypes(of: registered).map { Offer(registered: registered, roomType: $0) }
+                    } catch {
+                        problems.append(error.description)
+                    }
+                }
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        loaded = (offers, problems)
+        return (offers, problems)
+    }
+}
+
 /// The editor's conversation on the terminal.
 struct EventEditor {
     let store: EKEventStore
@@ -179,6 +225,16 @@ struct EventEditor {
     let appName: String
     /// The form's first line; nil for the editor's own (the app wants to add or change an event).
     var intro: String?
+    /// The registered extensions' room types, offered when the user sets the location.
+    let conferences: ConferenceOffers
+
+    init(store: EKEventStore, terminal: TerminalSession, appName: String, intro: String? = nil) {
+        self.store = store
+        self.terminal = terminal
+        self.appName = appName
+        self.intro = intro
+        conferences = ConferenceOffers(storeRoot: store.storeURL?.path)
+    }
 
     /// The fields, numbered as the form shows them.
     enum Field: Int, CaseIterable {
@@ -324,6 +380,16 @@ struct EventEditor {
     private func show(_ form: EventForm, rule: String?) {
         for field in Field.allCases { terminal.write(line(field, form) + "\n") }
         if let rule { terminal.write("     Repeats    \(TerminalText.line(rule))\n") }
+        showConference(form)
+    }
+
+    private func showConference(_ form: EventForm) {
+        guard let conference = form.conference else { return }
+        let descriptor = conference.descriptor
+        terminal.write("     Video call \(TerminalText.line("\(conference.extensionName): \(descriptor.title ?? conference.roomType)"))\n")
+        for link in descriptor.urlDescriptors {
+            terminal.write("                \(TerminalText.line((link.title.map { "\($0): " } ?? "") + link.url.absoluteString))\n")
+        }
     }
 
     private func line(_ field: Field, _ form: EventForm) -> String {
@@ -358,8 +424,40 @@ struct EventEditor {
         switch field {
         case .title, .location, .notes:
             let clearing = field == .title ? "" : "; - clears it"
-            guard let text = terminal.ask("\(field.label) [\(current)] (Enter keeps it\(clearing)): ") else { return false }
+            var offers: [ConferenceOffers.Offer] = []
+            if field == .location {
+                let found = conferences.offers()
+                offers = found.offers
+                for problem in found.problems { terminal.write("  (\(TerminalText.line(problem)))\n") }
+                if !offers.isEmpty {
+                    terminal.write("  Video calls:\n")
+                    for (index, offer) in offers.enumerated() {
+                        terminal.write("   v\(index + 1)  \(TerminalText.line(offer.registered.name)): \(TerminalText.line(offer.roomType.title))\n")
+                    }
+                }
+            }
+            let videoHint = offers.isEmpty ? "" : "; v1\(offers.count > 1 ? "–v\(offers.count)" : "") a video call"
+            guard let text = terminal.ask("\(field.label) [\(current)] (Enter keeps it\(clearing)\(videoHint)): ") else { return false }
             if text.isEmpty { break }
+            if field == .location, !offers.isEmpty, text.lowercased().hasPrefix("v"), let number = Int(text.dropFirst()) {
+                guard (1...offers.count).contains(number) else {
+                    terminal.write("Type v1\(offers.count > 1 ? " to v\(offers.count)" : "") for a video call.\n")
+                    return true
+                }
+                let offer = offers[number - 1]
+                terminal.write("Asking \(TerminalText.line(offer.registered.name)) for a room…\n")
+                do throws(ConferenceExtensionError) {
+                    let descriptor = try ConferenceExtensionHost().conference(of: offer.registered, roomType: offer.roomType.identifier)
+                    form.conference = ChosenConference(extensionName: offer.registered.name, roomType: offer.roomType.title, descriptor: descriptor)
+                    if form.location.isEmpty { form.location = descriptor.title ?? offer.roomType.title }
+                } catch {
+                    terminal.write("No video call: \(TerminalText.line(error.description))\n")
+                    return true
+                }
+                terminal.write(line(field, form) + "\n")
+                showConference(form)
+                return true
+            }
             let new = text == "-" && field != .title ? "" : text
             switch field {
             case .title: form.title = new
@@ -484,6 +582,9 @@ struct EventEditor {
                 event.startDate = form.startDate
                 event.endDate = form.endDate
             }
+        }
+        if let conference = form.conference, conference != base.conference {
+            event.setVirtualConference(conference.descriptor, roomTypeTitle: conference.roomType)
         }
         if form.calendar != base.calendar || event.calendar == nil, let id = form.calendar {
             guard let calendar = store.calendar(withIdentifier: id) else {

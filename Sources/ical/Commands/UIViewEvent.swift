@@ -137,8 +137,8 @@ struct EventViewer {
                 case "n" where invitation, "decline" where invitation:
                     if respond(event, status: .declined) { return .responded }
                 case "e" where editable, "edit" where editable:
-                    var editor = EventEditor(store: store, terminal: terminal, appName: appName)
-                    editor.intro = "Editing the event for “\(appName)”: only you see this form."
+                    let editor = EventEditor(store: store, terminal: terminal, appName: appName,
+                                             intro: "Editing the event for “\(appName)”: only you see this form.")
                     switch editor.run(proposal: nil, stored: event, calendar: nil) {
                     case .deleted: return .deleted
                     case .canceled: terminal.write("\n")
@@ -167,6 +167,7 @@ struct EventViewer {
         rows.append(("When", when(event)))
         if let rule = event.component.property(.recurrenceRule)?.rawValue { rows.append(("Repeats", String(rule))) }
         if let location = event.location, !location.isEmpty { rows.append(("Location", location)) }
+        for link in event.conferenceLinks { rows.append(("Join", (link.label.map { "\($0): " } ?? "") + link.uri)) }
         rows.append(("Calendar", event.calendar?.title ?? "(none)"))
         for alarm in event.alarms ?? [] { rows.append(("Alert", alert(alarm, event: event))) }
         if let organizer = event.organizer { rows.append(("Organizer", person(organizer))) }
