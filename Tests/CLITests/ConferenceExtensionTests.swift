@@ -108,6 +108,25 @@ extension UICommandTests {
         #expect(item.contains("DESCRIPTION:Lesson Rooms: Piano studio (one-to-one)\\nJoin the lesson: https://rooms.musikschule.example/piano\\nBy phone: tel:+49-30-5550-1234\\,\\,501\\nTune your instrument before you join. Room PIN: 501\r\n"), "\(item)")
         #expect(item.contains("X-SCHOOL-LEVEL:beginners\r\n"), "the proposal's other properties are kept")
 
+        // ical query shows the links in every format, from the store (its occurrence cache,
+        // twice: the second answer is read back from the cache) and from a file.
+        _ = try ICalRunner.run(["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--store", store.path])
+        for _ in 0..<2 {
+            let text = try store.ical(["query", "--at", "2026-12-03", "--tz", "Europe/Berlin"]).stdout
+            #expect(text.contains("  18:00-19:30  Drop-in: jazz harmony @ Studio A <https://rooms.musikschule.example/piano>\n"), "\(text)")
+            let json = try store.ical(["query", "--at", "2026-12-03", "--format", "json"]).stdout
+            #expect(json.contains(#""conferences": [{"label": "Join the lesson", "uri": "https://rooms.musikschule.example/piano"}, {"label": "By phone", "uri": "tel:+49-30-5550-1234,,501"}]}"#), "\(json)")
+            let csv = try store.ical(["query", "--at", "2026-12-03", "--format", "csv"]).stdout
+            #expect(csv.hasPrefix("uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source,conference\r\n"))
+            #expect(csv.contains(",https://rooms.musikschule.example/piano tel:+49-30-5550-1234,,501\r\n") == false, "a cell with commas is quoted")
+            #expect(csv.contains(",\"https://rooms.musikschule.example/piano tel:+49-30-5550-1234,,501\"\r\n"), "\(csv)")
+            let ics = try store.ical(["query", "--at", "2026-12-03", "--format", "ics"]).stdout
+            #expect(ics.replacingOccurrences(of: "\r\n ", with: "").contains("CONFERENCE;VALUE=URI;FEATURE=PHONE;LABEL=By phone:tel:+49-30-5550-1234,,501\r\n"))
+        }
+        let exported = try store.folder.write("lesson.ics", try store.items(in: "Calendar").first ?? "")
+        let fromFile = try ICalRunner.run(["query", "--at", "2026-12-03", "--format", "json", exported])
+        #expect(fromFile.stdout.contains(#""conferences": [{"label": "Join the lesson""#), "\(fromFile.stdout)")
+
         // The viewer shows the links.
         _ = try ICalRunner.run(["privacy", "grant", "org.example.planner", "--events", "full", "--store", store.path])
         let folder = try store.calendar("Calendar")
