@@ -1,5 +1,5 @@
 #!/bin/sh
-# make samples: build the three sample apps (samples/) and run them as a new user would,
+# make samples: build the sample apps (samples/) and run them as a new user would,
 # against a temporary store, with the user's decisions recorded beforehand through
 # `ical privacy` and the system editor and chooser answered on a pseudo-terminal (`script`).
 # Each run's output is compared with scripts/samples-expected/NAME.txt, and the store is
@@ -171,6 +171,21 @@ SCRIPT
 expect monthly-shown-and-edited "Extra rehearsal (tutti)" "$ICAL" query --at 2026-12-22 --calendar Choir
 absent monthly-deleted-occurrence "Student recital day" "$ICAL" query --at 2026-12-05
 expect monthly-kept-series "Student recital day" "$ICAL" query --at 2027-01-02
+
+echo "== LessonRooms: a virtual conference extension, offered by the system's editor"
+expect lessonrooms-add "Registered Lesson Rooms (org.openeventkit.samples.LessonRooms)" \
+    "$ICAL" extensions add samples/LessonRooms/Info.plist --executable "$BIN/LessonRooms"
+expect lessonrooms-room-types "Ensemble hall (group lesson)  (ensemble-hall)" "$ICAL" extensions list --room-types
+# DropInLessons (no access) books the ensemble lesson; at the location the user picks the
+# extension's ensemble hall: the editor runs LessonRooms and saves the conference.
+on_terminal lessonrooms-book "$BIN/DropInLessons --book 3" <<'SCRIPT'
+> |6
+a video call): |v3
+> |s
+SCRIPT
+expect lessonrooms-query-text "<https://rooms.musikschule.example/ensemble>" "$ICAL" query --at 2026-12-17
+expect lessonrooms-query-json '"conferences": [{"label": "Join the lesson", "uri": "https://rooms.musikschule.example/ensemble"}' \
+    "$ICAL" query --at 2026-12-17 --format json
 
 if [ "$failures" -ne 0 ]; then
     echo "samples: $failures check(s) failed"

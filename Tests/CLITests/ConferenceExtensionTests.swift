@@ -96,7 +96,7 @@ extension UICommandTests {
         #expect(transcript.contains("""
             Asking Lesson Rooms for a room…
               6  Location   Studio A
-                 Video call Lesson Rooms: Lesson Rooms: Piano studio (one-to-one)
+                 Video call Lesson Rooms: Piano studio (one-to-one)
                             Join the lesson: https://rooms.musikschule.example/piano
                             By phone: tel:+49-30-5550-1234,,501
             """), "\(transcript)")

@@ -386,7 +386,7 @@ struct EventEditor {
     private func showConference(_ form: EventForm) {
         guard let conference = form.conference else { return }
         let descriptor = conference.descriptor
-        terminal.write("     Video call \(TerminalText.line("\(conference.extensionName): \(descriptor.title ?? conference.roomType)"))\n")
+        terminal.write("     Video call \(TerminalText.line(descriptor.title ?? "\(conference.extensionName): \(conference.roomType)"))\n")
         for link in descriptor.urlDescriptors {
             terminal.write("                \(TerminalText.line((link.title.map { "\($0): " } ?? "") + link.url.absoluteString))\n")
         }
