@@ -40,7 +40,7 @@ extension NotificationCenter {
     /// An asynchronous sequence of notifications (Foundation's `NotificationCenter.Notifications`).
     ///
     /// Linux addition with Apple's shape; created by
-    /// ``Foundation/NotificationCenter/notifications(named:object:)``. Every iterator of one
+    /// `NotificationCenter.notifications(named:object:)`. Every iterator of one
     /// sequence draws from the same buffer, as on Apple's systems. The buffer keeps at most
     /// ``bufferLimit`` notifications that no one has taken yet; beyond that the oldest are
     /// dropped (Apple's buffer is unbounded), so a loop that stopped taking them cannot

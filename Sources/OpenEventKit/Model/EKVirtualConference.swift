@@ -71,8 +71,8 @@ open class EKVirtualConferenceDescriptor: NSObject, @unchecked Sendable {
 /// conference once the user picks one. On Linux an extension is an executable of its own,
 /// declared by an Info.plist with Apple's `NSExtension` dictionary and registered with
 /// `ical extensions add`; its `main.swift` hands an instance to
-/// ``VirtualConferenceExtension/main(_:)``. The event editor (`ical ui edit-event`) runs it in
-/// its own process, with no calendar access. See <doc:VirtualConferences>.
+/// ``VirtualConferenceExtension/main(_:arguments:)``. The event editor (`ical ui edit-event`)
+/// runs it in its own process, with no calendar access. See <doc:VirtualConferences>.
 ///
 /// Override either the `async` methods or the ones with completion handlers: the `async`
 /// ones call the completion-handler ones unless overridden, and those fail with
