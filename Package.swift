@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ICalKit", targets: ["ICalKit"]),
         .library(name: "OpenEventKit", targets: ["OpenEventKit"]),
         .library(name: "OpenEventKitUI", targets: ["OpenEventKitUI"]),
+        .library(name: "OpenEventKitIntents", targets: ["OpenEventKitIntents"]),
         .executable(name: "ical", targets: ["ical"]),
     ],
     dependencies: [
@@ -38,6 +39,9 @@ let package = Package(
         .target(
             name: "OpenEventKitUI",
             dependencies: ["OpenEventKit", "ICalKit"]),
+        .target(
+            name: "OpenEventKitIntents",
+            dependencies: ["OpenEventKit"]),
 
         // Tools
         .executableTarget(
@@ -103,7 +107,7 @@ let package = Package(
             dependencies: ["OpenEventKitUI", "OpenEventKit"]),
         .testTarget(
             name: "SeedCodeTests",
-            dependencies: ["OpenEventKit"]),
+            dependencies: ["OpenEventKit", "OpenEventKitIntents"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["ICalKit"],

@@ -27,5 +27,5 @@ struct ICal: ParsableCommand {
         version: "0.1.0",
         subcommands: [Query.self, Convert.self, Validate.self, Lessons.self,
                       Import.self, Export.self, Calendars.self, Events.self, Sources.self, Sync.self, Privacy.self, UI.self,
-                      Extensions.self])
+                      Extensions.self, Suggestions.self])
 }
