@@ -1,6 +1,8 @@
-// Seed fragment: Siri Event Suggestions, as the WWDC fragment donates a restaurant
-// reservation. The imports are changed (Intents → OpenEventKitIntents, CoreLocation →
-// OpenEventKit, whose CLLocation stand-in it uses); the rest is the fragment's.
+// Seed fragment: Siri Event Suggestions, a restaurant reservation donated with the calls the
+// issue lists (INRestaurantReservation, INGetReservationDetailsIntent and its response,
+// INInteraction(intent:response:).donate()), written in Apple's published shape: the seed
+// document itself is not in the repository. Only the imports are Linux's (Intents →
+// OpenEventKitIntents, CoreLocation → OpenEventKit, whose CLLocation stand-in it uses).
 import Foundation
 import OpenEventKit
 import OpenEventKitIntents

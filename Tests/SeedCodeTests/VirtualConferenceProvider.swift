@@ -1,6 +1,7 @@
-// Seed fragment: a virtual conference provider as the WWDC23 code writes it for EventKit: a
-// subclass of EKVirtualConferenceProvider overriding the two async fetches and building the
-// three descriptors. The only change for Linux is the import.
+// Seed fragment: a virtual conference provider in the WWDC23 code's shape as the issue quotes
+// it (the seed document itself is not in the repository): a subclass of
+// EKVirtualConferenceProvider overriding the two async fetches and building the three
+// descriptors. The only change for Linux is the import.
 import Foundation
 import OpenEventKit
 
