@@ -28,26 +28,28 @@ extension ICal {
     }
 }
 
-/// The store whose extensions are listed or changed.
-struct ExtensionStoreOptions: ParsableArguments {
+/// A `--store` option of a command that works on the store's system files (its extensions,
+/// its suggestion inbox) rather than as an app: `ical extensions`, `ical suggestions`.
+struct StoreFolderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The store folder (else $OPENEVENTKIT_STORE, else the default location).", valueName: "dir"))
     var store: String?
 
-    func registry(_ command: String) throws -> ConferenceExtensionRegistry {
-        if let store, !store.isEmpty { return ConferenceExtensionRegistry(storeRoot: store) }
+    /// The store folder's path; `command` (such as `extensions add`) names the command in the error.
+    func path(_ command: String) throws -> String {
+        if let store, !store.isEmpty { return store }
         do {
-            return ConferenceExtensionRegistry(storeRoot: try FolderStore.defaultLocation(environment: ProcessInfo.processInfo.environment))
+            return try FolderStore.defaultLocation(environment: ProcessInfo.processInfo.environment)
         } catch {
-            printError("ical extensions \(command): \(error.message); or pass --store DIR")
+            printError("ical \(command): \(error.message); or pass --store DIR")
             throw ExitCode(1)
         }
     }
 }
 
-/// Runs an extensions action, turning its error into a message on standard error and exit 1.
-private func reportingExtensionErrors<T>(_ command: String, _ body: () throws(ConferenceExtensionError) -> T) throws -> T {
-    do throws(ConferenceExtensionError) { return try body() } catch {
-        printError("ical extensions \(command): \(error)")
+/// Runs a command's action, turning its error into `ical COMMAND: error` on standard error and exit 1.
+func reportingFailure<T, Failure: Error & CustomStringConvertible>(_ command: String, _ body: () throws(Failure) -> T) throws -> T {
+    do throws(Failure) { return try body() } catch {
+        printError("ical \(command): \(error)")
         throw ExitCode(1)
     }
 }
@@ -71,11 +73,11 @@ extension ICal.Extensions {
         @Option(help: ArgumentHelp("The extension's executable (default: CFBundleExecutable beside the Info.plist).", valueName: "path"))
         var executable: String?
 
-        @OptionGroup var storeOptions: ExtensionStoreOptions
+        @OptionGroup var storeOptions: StoreFolderOptions
 
         func run() throws {
-            let registry = try storeOptions.registry("add")
-            let registered = try reportingExtensionErrors("add") { () throws(ConferenceExtensionError) in
+            let registry = ConferenceExtensionRegistry(storeRoot: try storeOptions.path("extensions add"))
+            let registered = try reportingFailure("extensions add") { () throws(ConferenceExtensionError) in
                 let registered = try ConferenceExtensionRegistry.read(manifest: manifest, executable: executable)
                 try registry.add(registered)
                 return registered
@@ -100,11 +102,11 @@ extension ICal.Extensions {
         @Flag(name: .customLong("room-types"), help: "Run each extension and list its room types.")
         var roomTypes = false
 
-        @OptionGroup var storeOptions: ExtensionStoreOptions
+        @OptionGroup var storeOptions: StoreFolderOptions
 
         func run() throws {
-            let registry = try storeOptions.registry("list")
-            let all = try reportingExtensionErrors("list") { () throws(ConferenceExtensionError) in try registry.extensions() }
+            let registry = ConferenceExtensionRegistry(storeRoot: try storeOptions.path("extensions list"))
+            let all = try reportingFailure("extensions list") { () throws(ConferenceExtensionError) in try registry.extensions() }
             if all.isEmpty { print("No virtual conference extensions are registered (add one with: ical extensions add Info.plist).") }
             var failed = false
             for registered in all {
@@ -137,11 +139,11 @@ extension ICal.Extensions {
         @Argument(help: ArgumentHelp("The extension's bundle identifier.", valueName: "bundle-id"))
         var identifier: String
 
-        @OptionGroup var storeOptions: ExtensionStoreOptions
+        @OptionGroup var storeOptions: StoreFolderOptions
 
         func run() throws {
-            let registry = try storeOptions.registry("remove")
-            let removed = try reportingExtensionErrors("remove") { () throws(ConferenceExtensionError) in try registry.remove(identifier) }
+            let registry = ConferenceExtensionRegistry(storeRoot: try storeOptions.path("extensions remove"))
+            let removed = try reportingFailure("extensions remove") { () throws(ConferenceExtensionError) in try registry.remove(identifier) }
             guard removed else {
                 printError("ical extensions remove: no extension \(identifier) is registered (see ical extensions list)")
                 throw ExitCode(1)

@@ -28,30 +28,6 @@ extension ICal {
     }
 }
 
-/// The store whose suggestion inbox is used.
-struct SuggestionStoreOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The store folder (else $OPENEVENTKIT_STORE, else the default location).", valueName: "dir"))
-    var store: String?
-
-    func path(_ command: String) throws -> String {
-        if let store, !store.isEmpty { return store }
-        do {
-            return try FolderStore.defaultLocation(environment: ProcessInfo.processInfo.environment)
-        } catch {
-            printError("ical suggestions \(command): \(error.message); or pass --store DIR")
-            throw ExitCode(1)
-        }
-    }
-}
-
-/// Runs an inbox action, turning its error into a message on standard error and exit 1.
-private func reportingInboxErrors<T>(_ command: String, _ body: () throws(SuggestionInboxError) -> T) throws -> T {
-    do throws(SuggestionInboxError) { return try body() } catch {
-        printError("ical suggestions \(command): \(error)")
-        throw ExitCode(1)
-    }
-}
-
 extension ICal.Suggestions {
     /// One line: `1  Fri 4 Dec 2026 19:00–21:00 (Europe/Berlin)  Dinner … @ place  (from App, restaurant)`.
     static func line(_ number: Int, _ suggestion: EventSuggestion) -> String {
@@ -83,11 +59,11 @@ extension ICal.Suggestions {
                   ical suggestions list
                 """)
 
-        @OptionGroup var storeOptions: SuggestionStoreOptions
+        @OptionGroup var storeOptions: StoreFolderOptions
 
         func run() throws {
-            let inbox = SuggestionInbox(storeRoot: try storeOptions.path("list"))
-            let all = try reportingInboxErrors("list") { () throws(SuggestionInboxError) in try inbox.pending() }
+            let inbox = SuggestionInbox(storeRoot: try storeOptions.path("suggestions list"))
+            let all = try reportingFailure("suggestions list") { () throws(SuggestionInboxError) in try inbox.pending() }
             if all.isEmpty { print("No event suggestions.") }
             for (index, suggestion) in all.enumerated() { print(ICal.Suggestions.line(index + 1, suggestion)) }
         }
@@ -113,12 +89,12 @@ extension ICal.Suggestions {
         @Option(help: ArgumentHelp("The calendar (an identifier or title; default: the default calendar for new events).", valueName: "calendar"))
         var calendar: String?
 
-        @OptionGroup var storeOptions: SuggestionStoreOptions
+        @OptionGroup var storeOptions: StoreFolderOptions
 
         func run() throws {
-            let path = try storeOptions.path("accept")
+            let path = try storeOptions.path("suggestions accept")
             let inbox = SuggestionInbox(storeRoot: path)
-            let suggestion = try ICal.Suggestions.pick(number, from: try reportingInboxErrors("accept") { () throws(SuggestionInboxError) in
+            let suggestion = try ICal.Suggestions.pick(number, from: try reportingFailure("suggestions accept") { () throws(SuggestionInboxError) in
                 try inbox.pending()
             }, "accept")
             // The user's own decision: the store with full access, as the system's helpers open it.
@@ -162,7 +138,7 @@ extension ICal.Suggestions {
                 printError("ical suggestions accept: the event could not be saved: \(error)")
                 throw ExitCode(1)
             }
-            try reportingInboxErrors("accept") { () throws(SuggestionInboxError) in
+            try reportingFailure("suggestions accept") { () throws(SuggestionInboxError) in
                 try inbox.withdraw(app: suggestion.app, reference: suggestion.reference)
             }
             print("Added “\(TerminalText.line(suggestion.title))” to \(TerminalText.line(target.title)) (\(event.eventIdentifier ?? "")).")
@@ -181,14 +157,14 @@ extension ICal.Suggestions {
         @Argument(help: "The suggestion's number in ical suggestions list.")
         var number: Int
 
-        @OptionGroup var storeOptions: SuggestionStoreOptions
+        @OptionGroup var storeOptions: StoreFolderOptions
 
         func run() throws {
-            let inbox = SuggestionInbox(storeRoot: try storeOptions.path("dismiss"))
-            let suggestion = try ICal.Suggestions.pick(number, from: try reportingInboxErrors("dismiss") { () throws(SuggestionInboxError) in
+            let inbox = SuggestionInbox(storeRoot: try storeOptions.path("suggestions dismiss"))
+            let suggestion = try ICal.Suggestions.pick(number, from: try reportingFailure("suggestions dismiss") { () throws(SuggestionInboxError) in
                 try inbox.pending()
             }, "dismiss")
-            try reportingInboxErrors("dismiss") { () throws(SuggestionInboxError) in
+            try reportingFailure("suggestions dismiss") { () throws(SuggestionInboxError) in
                 try inbox.withdraw(app: suggestion.app, reference: suggestion.reference)
             }
             print("Dismissed “\(TerminalText.line(suggestion.title))”.")
