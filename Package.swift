@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ICalKit", targets: ["ICalKit"]),
         .library(name: "OpenEventKit", targets: ["OpenEventKit"]),
         .library(name: "OpenEventKitUI", targets: ["OpenEventKitUI"]),
+        .library(name: "OpenEventKitIntents", targets: ["OpenEventKitIntents"]),
         .executable(name: "ical", targets: ["ical"]),
     ],
     dependencies: [
@@ -43,6 +44,9 @@ let package = Package(
         .target(
             name: "OpenEventKitUI",
             dependencies: ["OpenEventKit", "ICalKit"]),
+        .target(
+            name: "OpenEventKitIntents",
+            dependencies: ["OpenEventKit"]),
 
         // Tools
         .executableTarget(
@@ -82,8 +86,13 @@ let package = Package(
             path: "samples/RepeatingLessons",
             exclude: ["Info.plist"]),
         .executableTarget(
-            name: "MonthlyEvents",
+            name: "LessonRooms",
             dependencies: ["OpenEventKit"],
+            path: "samples/LessonRooms",
+            exclude: ["Info.plist"]),
+        .executableTarget(
+            name: "MonthlyEvents",
+            dependencies: ["OpenEventKit", "OpenEventKitUI"],
             path: "samples/MonthlyEvents",
             exclude: ["Info.plist"]),
 
@@ -103,7 +112,7 @@ let package = Package(
             dependencies: ["OpenEventKitUI", "OpenEventKit"]),
         .testTarget(
             name: "SeedCodeTests",
-            dependencies: ["OpenEventKit"]),
+            dependencies: ["OpenEventKit", "OpenEventKitIntents"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["ICalKit"],

@@ -1,5 +1,5 @@
 #!/bin/sh
-# make samples: build the three sample apps (samples/) and run them as a new user would,
+# make samples: build the sample apps (samples/) and run them as a new user would,
 # against a temporary store, with the user's decisions recorded beforehand through
 # `ical privacy` and the system editor and chooser answered on a pseudo-terminal (`script`).
 # Each run's output is compared with scripts/samples-expected/NAME.txt, and the store is
@@ -74,7 +74,10 @@ alone() {
 }
 
 # on_terminal NAME COMMAND < SCRIPT: runs COMMAND on a pseudo-terminal; SCRIPT's lines are
-# "text to wait for|line to type". The transcript (what the user saw) is checked.
+# "text to wait for|line to type" (nothing to wait for: type at once), or
+# "text to wait for|!shell command" to run a command (another program, while the sample
+# waits) instead of typing. The transcript (what the
+# user saw) is checked.
 on_terminal() {
     name=$1 command=$2
     out="$WORK/$name.raw"
@@ -87,13 +90,16 @@ on_terminal() {
     offset=0
     while IFS='|' read -r wait answer; do
         tries=0
-        until tail -c +$((offset + 1)) "$out" | grep -q -F -- "$wait"; do
+        until [ -z "$wait" ] || tail -c +$((offset + 1)) "$out" | grep -q -F -- "$wait"; do
             tries=$((tries + 1))
             if [ $tries -gt 600 ]; then echo "samples: $name: no '$wait' on the terminal after 30 s"; break; fi
             sleep 0.05
         done
         offset=$(wc -c < "$out")
-        printf '%s\n' "$answer" >&3
+        case $answer in
+            '!'*) sh -c "${answer#!}" ;;
+            *) printf '%s\n' "$answer" >&3 ;;
+        esac
     done
     exec 3>&-
     status=0
@@ -146,8 +152,40 @@ alone monthly-denied "$BIN/MonthlyEvents" --from 2026-12-01
 alone monthly-list "$BIN/MonthlyEvents" --from 2026-12-01 --list
 alone monthly-delete "$BIN/MonthlyEvents" --from 2026-12-01 --delete 3,7
 alone monthly-after "$BIN/MonthlyEvents" --from 2026-12-01 --list
+# Another process adds an event while MonthlyEvents waits for an answer: its change loop
+# (NotificationCenter.notifications(named: .EKEventStoreChanged)) lists the month again.
+on_terminal monthly-external "$BIN/MonthlyEvents --from 2026-12-01" <<SCRIPT
+Enter quits) |!"$ICAL" events add --title "Extra rehearsal" --start 2026-12-22T18:00 --tz Europe/Berlin --calendar Choir > /dev/null
+Extra rehearsal|!sleep 1
+|
+SCRIPT
+# The system's event viewer (EKEventViewController, editing allowed) on the event just added:
+# the user edits its title, then closes the viewer; the app learns only that.
+on_terminal monthly-show "$BIN/MonthlyEvents --from 2026-12-01 --show 10" <<'SCRIPT'
+> |e
+> |1
+keeps it|Extra rehearsal (tutti)
+> |s
+> |
+SCRIPT
+expect monthly-shown-and-edited "Extra rehearsal (tutti)" "$ICAL" query --at 2026-12-22 --calendar Choir
 absent monthly-deleted-occurrence "Student recital day" "$ICAL" query --at 2026-12-05
 expect monthly-kept-series "Student recital day" "$ICAL" query --at 2027-01-02
+
+echo "== LessonRooms: a virtual conference extension, offered by the system's editor"
+expect lessonrooms-add "Registered Lesson Rooms (org.openeventkit.samples.LessonRooms)" \
+    "$ICAL" extensions add samples/LessonRooms/Info.plist --executable "$BIN/LessonRooms"
+expect lessonrooms-room-types "Ensemble hall (group lesson)  (ensemble-hall)" "$ICAL" extensions list --room-types
+# DropInLessons (no access) books the ensemble lesson; at the location the user picks the
+# extension's ensemble hall: the editor runs LessonRooms and saves the conference.
+on_terminal lessonrooms-book "$BIN/DropInLessons --book 3" <<'SCRIPT'
+> |6
+a video call): |v3
+> |s
+SCRIPT
+expect lessonrooms-query-text "<https://rooms.musikschule.example/ensemble>" "$ICAL" query --at 2026-12-17
+expect lessonrooms-query-json '"conferences": [{"label": "Join the lesson", "uri": "https://rooms.musikschule.example/ensemble"}' \
+    "$ICAL" query --at 2026-12-17 --format json
 
 if [ "$failures" -ne 0 ]; then
     echo "samples: $failures check(s) failed"

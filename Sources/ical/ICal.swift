@@ -27,5 +27,6 @@ struct ICal: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [Query.self, View.self, Convert.self, Validate.self, Lessons.self,
-                      Import.self, Export.self, Calendars.self, Events.self, Sources.self, Sync.self, Privacy.self, UI.self])
+                      Import.self, Export.self, Calendars.self, Events.self, Sources.self, Sync.self, Privacy.self, UI.self,
+                      Extensions.self, Suggestions.self])
 }

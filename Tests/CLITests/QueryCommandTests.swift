@@ -57,11 +57,11 @@ import Testing
                                          "repeating-lessons.ics"], in: samples)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
-            uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source\r
-            piano-weekly@openeventkit.example,2026-10-19T16:30:00+02:00,Piano lesson – grade 3 (Émilie),2026-10-19T16:30:00+02:00,2026-10-19T17:15:00+02:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics\r
-            piano-weekly@openeventkit.example,2026-11-02T16:30:00+01:00,Piano lesson – grade 3 (Émilie),2026-11-02T16:30:00+01:00,2026-11-02T17:15:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics\r
-            piano-weekly@openeventkit.example,2026-11-09T16:30:00+01:00,Piano lesson – grade 3 (Émilie) moved to Tuesday,2026-11-10T17:00:00+01:00,2026-11-10T17:45:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 5",,repeating-lessons.ics\r
-            piano-weekly@openeventkit.example,2026-11-16T16:30:00+01:00,Piano lesson – grade 3 (Émilie),2026-11-16T16:30:00+01:00,2026-11-16T17:15:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics\r
+            uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source,conference\r
+            piano-weekly@openeventkit.example,2026-10-19T16:30:00+02:00,Piano lesson – grade 3 (Émilie),2026-10-19T16:30:00+02:00,2026-10-19T17:15:00+02:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics,\r
+            piano-weekly@openeventkit.example,2026-11-02T16:30:00+01:00,Piano lesson – grade 3 (Émilie),2026-11-02T16:30:00+01:00,2026-11-02T17:15:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics,\r
+            piano-weekly@openeventkit.example,2026-11-09T16:30:00+01:00,Piano lesson – grade 3 (Émilie) moved to Tuesday,2026-11-10T17:00:00+01:00,2026-11-10T17:45:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 5",,repeating-lessons.ics,\r
+            piano-weekly@openeventkit.example,2026-11-16T16:30:00+01:00,Piano lesson – grade 3 (Émilie),2026-11-16T16:30:00+01:00,2026-11-16T17:15:00+01:00,false,Europe/Berlin,VEVENT,"Musikschule Mitte, Raum 2",,repeating-lessons.ics,\r
 
             """)
     }

@@ -62,17 +62,18 @@ import Testing
 
         """
 
-    private func shell(_ words: [String]) -> String {
+    func shell(_ words: [String]) -> String {
         words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
     }
 
     /// Runs `ical ui ARGUMENTS > OUT` on a terminal; returns the run and what the helper printed.
-    private func onTerminal(_ arguments: [String], store: Store, steps: [(String, String)],
-                            input: String? = nil) throws -> (TerminalDriver.Result, String) {
+    func onTerminal(_ arguments: [String], store: Store, steps: [(String, String)],
+                    input: String? = nil, environment: [String: String] = [:]) throws -> (TerminalDriver.Result, String) {
         let output = store.folder.url.appendingPathComponent("action-\(UUID().uuidString).txt").path
         var command = shell([ICalRunner.executable.path, "ui"] + arguments + ["--store", store.path]) + " > " + shell([output])
         if let input { command += " < " + shell([try store.folder.write("input-\(UUID().uuidString).ics", input)]) }
-        let result = try TerminalDriver.run(command, steps: steps.map { TerminalDriver.Step(waitFor: $0.0, type: $0.1) })
+        let result = try TerminalDriver.run(command, steps: steps.map { TerminalDriver.Step(waitFor: $0.0, type: $0.1) },
+                                            environment: environment)
         #expect(result.missed.isEmpty, "never shown: \(result.missed)\n\(result.transcript)")
         return (result, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }

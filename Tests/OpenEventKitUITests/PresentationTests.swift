@@ -108,7 +108,7 @@ import Testing
 
     static let start = Date(timeIntervalSince1970: 1_796_317_200)   // 2026-12-03T17:00:00Z
 
-    private func lesson(in store: EKEventStore) -> EKEvent {
+    func lesson(in store: EKEventStore) -> EKEvent {
         let event = EKEvent(eventStore: store)
         event.title = "Drop-in: jazz harmony"
         event.timeZone = TimeZone(identifier: "Europe/Berlin")

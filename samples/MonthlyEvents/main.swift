@@ -6,12 +6,15 @@
 //   MonthlyEvents                      list the month and ask which events to delete
 //   MonthlyEvents --list               list the month
 //   MonthlyEvents --delete 2,5         delete events 2 and 5 of the list
+//   MonthlyEvents --show 3             show event 3 in the system's event viewer
+//                                      (EKEventViewController, editing allowed)
 //   MonthlyEvents --from 2026-12-01    the month from this day (default: now)
 //
 // The access prompt appears on the terminal when nothing is decided yet; decide beforehand
 // with `ical privacy grant org.openeventkit.samples.MonthlyEvents --events full`.
 import Foundation
 import OpenEventKit
+import OpenEventKitUI
 
 /// The sample's folder in the source tree, to find its Info.plist under `swift run` and
 /// when `.build/debug/MonthlyEvents` is run by hand.
@@ -41,19 +44,21 @@ final class EventStoreManager {
     private var loaded = false
     /// The question the user is being asked, shown again after a change is listed.
     var pendingQuestion: String?
-    private var observer: (any NSObjectProtocol)?
 
     init(from start: Date) {
         self.start = start
         end = Calendar.current.date(byAdding: .month, value: 1, to: start)!
     }
 
-    /// Lists the month again whenever the calendar changes.
-    func listenForCalendarChanges() {
-        // Delivered on the posting thread (the store's, or this one for its own commits);
-        // the work hops to the main actor.
-        observer = NotificationCenter.default.addObserver(forName: .EKEventStoreChanged, object: store, queue: nil) { _ in
-            Task { @MainActor in self.storeChanged() }
+    /// Lists the month again whenever the calendar changes: the seed's loop over
+    /// `NotificationCenter.notifications(named:)` (on Linux, OpenEventKit's addition), run in
+    /// its own task on the main actor until the app ends.
+    func listenForCalendarChanges() async {
+        let center = NotificationCenter.default
+        let notifications = center.notifications(named: .EKEventStoreChanged).map({ (notification: Notification) in notification.name })
+
+        for await _ in notifications {
+            storeChanged()
         }
     }
 
@@ -130,6 +135,7 @@ final class EventStoreManager {
 var arguments = Array(CommandLine.arguments.dropFirst())
 var listOnly = false
 var toDelete: [Int]?
+var toShow: Int?
 var start = Date()
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
@@ -140,6 +146,10 @@ while !arguments.isEmpty {
         guard !numbers.isEmpty else { print("MonthlyEvents: --delete needs event numbers, such as 2,5"); exit(64) }
         arguments.removeFirst()
         toDelete = numbers
+    case "--show":
+        guard let number = arguments.first.flatMap({ Int($0) }) else { print("MonthlyEvents: --show needs an event number, such as 3"); exit(64) }
+        arguments.removeFirst()
+        toShow = number
     case "--from":
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -150,7 +160,7 @@ while !arguments.isEmpty {
         arguments.removeFirst()
         start = date
     case "-h", "--help":
-        print("usage: MonthlyEvents [--list | --delete N,N...] [--from YYYY-MM-DD]")
+        print("usage: MonthlyEvents [--list | --delete N,N... | --show N] [--from YYYY-MM-DD]")
         exit(0)
     default:
         print("MonthlyEvents: unknown argument '\(argument)' (see --help)")
@@ -161,7 +171,8 @@ while !arguments.isEmpty {
 // MARK: The app
 
 let manager = EventStoreManager(from: start)
-manager.listenForCalendarChanges()
+// The loop starts observing when its task first runs: at the first suspension below.
+Task { @MainActor in await manager.listenForCalendarChanges() }
 guard await manager.setupEventStore() else {
     let status = EKEventStore.authorizationStatus(for: .event)
     print("MonthlyEvents needs full access to your calendar to list this month's events; it has \(status).")
@@ -193,7 +204,7 @@ if listOnly { exit(0) }
         return false
     }
     print("Deleted \(selected.count) event\(selected.count == 1 ? "" : "s").")
-    // The change notification arrives on the main queue: let it run.
+    // The change notification is taken by the listening task on the main actor: let it run.
     try? await Task.sleep(for: .milliseconds(300))
     return true
 }
@@ -207,6 +218,35 @@ func readLineAsync() async -> String? {
 
 if let toDelete {
     exit(await delete(toDelete) ? 0 : 1)
+}
+
+/// Tells the app how the user left the system's event viewer.
+final class ViewerDelegate: NSObject, EKEventViewDelegate {
+    func eventViewController(_ controller: EKEventViewController, didCompleteWith action: EKEventViewAction) {
+        switch action {
+        case .done: print("The viewer was closed.")
+        case .responded: print("You answered the invitation.")
+        case .deleted: print("You deleted the event.")
+        @unknown default: print("The viewer was closed.")
+        }
+    }
+}
+
+if let toShow {
+    guard manager.events.indices.contains(toShow - 1) else {
+        print("There is no event \(toShow); the list has \(manager.events.count).")
+        exit(1)
+    }
+    // Full access: the app has the event, so the system's viewer may show it.
+    let delegate = ViewerDelegate()
+    let viewer = EKEventViewController()
+    viewer.event = manager.events[toShow - 1]
+    viewer.allowsEditing = true
+    viewer.delegate = delegate
+    viewer.present()            // Linux: instead of pushing it on a navigation controller
+    // The store posts EKEventStoreChanged after a change: let the listening task run.
+    try? await Task.sleep(for: .milliseconds(300))
+    exit(0)
 }
 let question = "Delete which events? (numbers such as 2 5; Enter quits) "
 while true {

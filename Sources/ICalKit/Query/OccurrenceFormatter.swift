@@ -11,7 +11,11 @@
 /// The JSON form is one array; each element has, in this order: `uid`, `recurrenceId` (null
 /// for an event that does not recur), `summary`, `start`, `end` (for all-day occurrences the
 /// exclusive end date, as in iCalendar), `allDay`, `timeZone` (the zone's name, `UTC`, or null
-/// when floating), `component` (`VEVENT`, `VTODO`, `VJOURNAL`), `location`, `status`, `source`.
+/// when floating), `component` (`VEVENT`, `VTODO`, `VJOURNAL`), `location`, `status`, `source`,
+/// and, only when the component has RFC 7986 `CONFERENCE` properties, `conferences`: an array
+/// of `{"label", "uri"}` in the component's order. The CSV form's last column, `conference`,
+/// holds those URIs separated by spaces; the agenda shows the first one in `<>` after the
+/// location.
 /// Strings are exact: `"`, `\` and the C0 controls are escaped as JSON requires, and DEL, the
 /// C1 controls, the bidirectional controls and U+2028/U+2029 (``TerminalText/isShownEscaped(_:)``)
 /// as `\u` escapes of four hexadecimal digits (`\u001B`) too, so JSON on a terminal sends no control sequence and decodes to the same text.
@@ -111,6 +115,16 @@ public struct OccurrenceFormatter: Sendable {
             field(", \"location\": ", listing.location)
             field(", \"status\": ", listing.status)
             field(", \"source\": ", listing.source)
+            if !listing.conferences.isEmpty {
+                Self.append(", \"conferences\": [", to: &out)
+                for (number, link) in listing.conferences.enumerated() {
+                    if number > 0 { Self.append(", ", to: &out) }
+                    field("{\"label\": ", link.label)
+                    field(", \"uri\": ", link.uri)
+                    out.append(UInt8(ascii: "}"))
+                }
+                out.append(UInt8(ascii: "]"))
+            }
             out.append(UInt8(ascii: "}"))
         }
         Self.append(listings.isEmpty ? "]\n" : "\n]\n", to: &out)
@@ -232,13 +246,13 @@ public struct OccurrenceFormatter: Sendable {
     /// RFC 4180 CSV: a header row, then one row per listing, CRLF line ends.
     public func csv(_ listings: [OccurrenceListing]) -> String {
         var rows = [["uid", "recurrence-id", "summary", "start", "end", "all-day", "time-zone", "component",
-                     "location", "status", "source"]]
+                     "location", "status", "source", "conference"]]
         for listing in listings {
             rows.append([
                 listing.uid, listing.recurrenceIdentifier ?? "", listing.summary ?? "",
                 startText(listing), endText(listing), listing.isAllDay ? "true" : "false",
                 timeZoneName(listing) ?? "", listing.componentName, listing.location ?? "",
-                listing.status ?? "", listing.source ?? "",
+                listing.status ?? "", listing.source ?? "", listing.conferences.map(\.uri).joined(separator: " "),
             ])
         }
         return rows.map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
@@ -288,6 +302,7 @@ public struct OccurrenceFormatter: Sendable {
             }
             var line = "  " + when.padding(toLength: 12) + " " + (listing.summary.map { TerminalText.line($0) } ?? "(no title)")
             if let location = listing.location, !location.isEmpty { line += " @ " + TerminalText.line(location) }
+            if let join = listing.conferences.first { line += " <" + TerminalText.line(join.uri) + ">" }
             if listing.isToDo { line += " [to-do]" }
             if listing.status.map({ ASCII.equalsIgnoringCase($0, "CANCELLED") }) == true { line += " [cancelled]" }
             if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName { line += " (\(TerminalText.line(zoneName)))" }

@@ -40,11 +40,36 @@ public struct OccurrenceListing: Sendable, Hashable {
     public var isAllDay: Bool
     /// The name of the source the occurrence came from (a file, or `collection/item.ics`).
     public var source: String?
+    /// The ways to join a virtual conference: the component's RFC 7986 `CONFERENCE`
+    /// properties, in order (the first is the preferred one).
+    public var conferences: [ConferenceLink]
+
+    /// One RFC 7986 `CONFERENCE` property: its URI and its `LABEL`.
+    public struct ConferenceLink: Sendable, Hashable {
+        /// The `LABEL` parameter; nil when there is none.
+        public var label: String?
+        /// The property's value: the URI to join with.
+        public var uri: String
+
+        /// A link with its URI and label.
+        public init(label: String?, uri: String) {
+            self.label = label
+            self.uri = uri
+        }
+
+        /// The component's `CONFERENCE` links, in order; at most 20.
+        public static func links(of component: Component) -> [ConferenceLink] {
+            component.properties("CONFERENCE").prefix(20).map { property in
+                ConferenceLink(label: property.parameters.first { $0.matches("LABEL") }?.value, uri: property.rawValue)
+            }
+        }
+    }
 
     /// Creates a listing from its values.
     public init(uid: String, recurrenceIdentifier: String?, summary: String?, location: String?, status: String?,
                 componentName: String, start: DateTime, end: DateTime, startInstant: Int64, endInstant: Int64,
-                startOffset: Int?, endOffset: Int?, zoneName: String?, isAllDay: Bool, source: String?) {
+                startOffset: Int?, endOffset: Int?, zoneName: String?, isAllDay: Bool, source: String?,
+                conferences: [ConferenceLink] = []) {
         self.uid = uid
         self.recurrenceIdentifier = recurrenceIdentifier
         self.summary = summary
@@ -60,6 +85,7 @@ public struct OccurrenceListing: Sendable, Hashable {
         self.zoneName = zoneName
         self.isAllDay = isAllDay
         self.source = source
+        self.conferences = conferences
     }
 
     /// The listing of a query's match.
@@ -72,7 +98,8 @@ public struct OccurrenceListing: Sendable, Hashable {
                   startInstant: match.startInstant, endInstant: match.endInstant,
                   startOffset: Self.offset(occurrence.start, instant: match.startInstant, zone: match.timeZone),
                   endOffset: Self.offset(occurrence.end, instant: match.endInstant, zone: Self.endZone(match)),
-                  zoneName: Self.zoneName(match), isAllDay: occurrence.isAllDay, source: match.source)
+                  zoneName: Self.zoneName(match), isAllDay: occurrence.isAllDay, source: match.source,
+                  conferences: ConferenceLink.links(of: component))
     }
 
     /// Whether the component is a to-do.

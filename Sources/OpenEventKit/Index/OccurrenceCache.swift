@@ -39,7 +39,7 @@ enum OccurrenceCache {
     static let week: Int64 = 604_800
     /// Changed when expansion, listings or this cache change in a way that makes stored
     /// rows wrong: rows of another engine version are dropped.
-    static let engineVersion = 1
+    static let engineVersion = 2
     /// Windows longer than this are not cached (a year's query would store a year).
     static let longestCachedWindow: Int64 = 100 * 86_400
 
@@ -590,9 +590,10 @@ extension StoreIndex {
 /// and flags (1 all-day, 2 start offset present, 4 end offset present); `Int32` start and end
 /// offsets when present; then eight strings, each a `UInt32` byte count (`0xFFFFFFFF` for
 /// none) and its UTF-8 bytes: UID, RECURRENCE-ID text, summary, location, status, start
-/// TZID, end TZID, zone name.
+/// TZID, end TZID, zone name; then a `UInt8` count of conference links (RFC 7986
+/// `CONFERENCE`) and, for each, two strings: its label and its URI. Version 1 had no links.
 enum ListingPayload {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     static func encode(_ listing: OccurrenceListing, recurrenceLocal: Int64) -> [UInt8] {
         var out: [UInt8] = [version]
@@ -615,6 +616,12 @@ enum ListingPayload {
         for value in [listing.uid, listing.recurrenceIdentifier, listing.summary, listing.location, listing.status,
                       start.zone, end.zone, listing.zoneName] {
             text(value)
+        }
+        let links = listing.conferences.prefix(Int(UInt8.max))
+        out.append(UInt8(links.count))
+        for link in links {
+            text(link.label)
+            text(link.uri)
         }
         return out
     }
@@ -643,14 +650,20 @@ enum ListingPayload {
         if flags & 4 != 0 { guard let value = integer(Int32.self) else { return nil }; endOffset = Int(value) }
         guard let uid = text(), let uid, let recurrenceText = text(), let summary = text(), let location = text(),
               let status = text(), let startZone = text(), let endZone = text(), let zoneName = text(),
-              position == bytes.count else { return nil }
+              let linkCount = integer(UInt8.self) else { return nil }
+        var conferences: [OccurrenceListing.ConferenceLink] = []
+        for _ in 0..<linkCount {
+            guard let label = text(), let uri = text(), let uri else { return nil }
+            conferences.append(OccurrenceListing.ConferenceLink(label: label, uri: uri))
+        }
+        guard position == bytes.count else { return nil }
         let listing = OccurrenceListing(
             uid: uid, recurrenceIdentifier: recurrenceText, summary: summary, location: location, status: status,
             componentName: componentName,
             start: OccurrenceCache.dateTime(local: startLocal, form: Int64(startForm), zone: startZone),
             end: OccurrenceCache.dateTime(local: endLocal, form: Int64(endForm), zone: endZone),
             startInstant: startInstant, endInstant: endInstant, startOffset: startOffset, endOffset: endOffset,
-            zoneName: zoneName, isAllDay: flags & 1 != 0, source: source)
+            zoneName: zoneName, isAllDay: flags & 1 != 0, source: source, conferences: conferences)
         return (listing, recurrenceLocal)
     }
 }

@@ -33,10 +33,12 @@ extension ICal {
 
                 Output formats: text (an agenda by day; all-day ranges show their last day),
                 json (one array; fields uid, recurrenceId, summary, start, end, allDay,
-                timeZone, component, location, status, source; ISO 8601 times: a date for
-                all-day, local time for floating, local time with offset otherwise), csv
-                (RFC 4180, header row), ics (a VCALENDAR of the occurrences with the
-                VTIMEZONEs they need).
+                timeZone, component, location, status, source, and conferences when the
+                event has RFC 7986 CONFERENCE links; ISO 8601 times: a date for all-day,
+                local time for floating, local time with offset otherwise), csv (RFC 4180,
+                header row; the conference column holds the links' URIs), ics (a VCALENDAR
+                of the occurrences with the VTIMEZONEs they need). Text shows an event's
+                first conference link in <>.
 
                 Calendar text is untrusted: text shows control characters, line feeds and
                 bidirectional controls as escapes such as \\u{1B} and \\u{0A}, one occurrence

@@ -8,22 +8,23 @@ extension ICal {
     struct UI: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ui",
-            abstract: "The system's event editor and calendar chooser, on the terminal.",
+            abstract: "The system's event editor, event viewer and calendar chooser, on the terminal.",
             discussion: """
-                These are the trusted helpers that OpenEventKitUI's EKEventEditViewController
-                and EKCalendarChooser start when an app presents them. They open the store with
-                full access, whatever the app's own access, talk to the user on the
-                controlling terminal (/dev/tty, never standard input or output), and print on
-                standard output only what the app may learn: the editor's action, or the
-                chooser's result. Without a terminal they cancel and say why on standard
-                error. The app is named with --app-id (its CFBundleIdentifier) and --app-name.
+                These are the trusted helpers that OpenEventKitUI's EKEventEditViewController,
+                EKEventViewController and EKCalendarChooser start when an app presents them.
+                They open the store with full access, whatever the app's own access, talk to
+                the user on the controlling terminal (/dev/tty, never standard input or
+                output), and print on standard output only what the app may learn: the
+                editor's or viewer's action, or the chooser's result. Without a terminal
+                they cancel and say why on standard error. The app is named with --app-id (its CFBundleIdentifier) and --app-name.
 
                 Examples:
                   ical ui edit-event --app-id org.example.lessons --app-name Lessons
                   ical ui edit-event --event lesson.ics --app-id org.example.lessons
                   ical ui choose-calendar --app-id org.example.lessons --selection multiple --done-button
+                  ical ui view-event --app-id org.example.planner --event-identifier calendar/lesson.ics
                 """,
-            subcommands: [EditEvent.self, ChooseCalendar.self])
+            subcommands: [EditEvent.self, ViewEvent.self, ChooseCalendar.self])
     }
 }
 

@@ -98,13 +98,7 @@ extension ICal.UI {
         }
 
         private func findEvent(_ identifier: String, in store: EKEventStore) -> EKEvent? {
-            guard let first = store.event(withIdentifier: identifier) else { return nil }
-            guard let occurrence, let moment = try? Date(occurrence, strategy: .iso8601) else { return first }
-            let predicate = store.predicateForEvents(withStart: moment.addingTimeInterval(-366 * 86_400),
-                                                     end: moment.addingTimeInterval(366 * 86_400), calendars: [first.calendar])
-            return store.events(matching: predicate).first {
-                $0.eventIdentifier == identifier && abs($0.occurrenceDate.timeIntervalSince(moment)) < 1
-            } ?? first
+            StoredEventLookup.find(identifier, occurrence: occurrence, in: store)
         }
     }
 }
@@ -125,6 +119,8 @@ struct EventForm: Equatable {
     var location = ""
     var notes = ""
     var calendar: String?
+    /// The virtual conference the user chose for the location (saved as CONFERENCE properties).
+    var conference: ChosenConference?
 
     /// The form of an event as the store reads it.
     init(_ event: EKEvent) {
@@ -178,11 +174,67 @@ struct EventForm: Equatable {
     }
 }
 
+/// A conference a registered extension made for the room type the user chose.
+struct ChosenConference: Equatable {
+    var extensionName: String
+    var roomType: String
+    var descriptor: EKVirtualConferenceDescriptor
+}
+
+/// The room types of the store's registered virtual conference extensions, asked for once
+/// per editor (each extension runs in a process of its own).
+final class ConferenceOffers {
+    struct Offer {
+        var registered: RegisteredConferenceExtension
+        var roomType: EKVirtualConferenceRoomTypeDescriptor
+    }
+
+    private let storeRoot: String?
+    private var loaded: (offers: [Offer], problems: [String])?
+
+    init(storeRoot: String?) {
+        self.storeRoot = storeRoot
+    }
+
+    /// The room types of every registered extension, and what went wrong with any of them.
+    func offers() -> (offers: [Offer], problems: [String]) {
+        if let loaded { return loaded }
+        var offers: [Offer] = [], problems: [String] = []
+        if let storeRoot {
+            do throws(ConferenceExtensionError) {
+                for registered in try ConferenceExtensionRegistry(storeRoot: storeRoot).extensions() {
+                    do throws(ConferenceExtensionError) {
+                        offers += try ConferenceExtensionHost().roomTypes(of: registered).map { Offer(registered: registered, roomType: $0) }
+                    } catch {
+                        problems.append(error.description)
+                    }
+                }
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        loaded = (offers, problems)
+        return (offers, problems)
+    }
+}
+
 /// The editor's conversation on the terminal.
 struct EventEditor {
     let store: EKEventStore
     let terminal: TerminalSession
     let appName: String
+    /// The form's first line; nil for the editor's own (the app wants to add or change an event).
+    var intro: String?
+    /// The registered extensions' room types, offered when the user sets the location.
+    let conferences: ConferenceOffers
+
+    init(store: EKEventStore, terminal: TerminalSession, appName: String, intro: String? = nil) {
+        self.store = store
+        self.terminal = terminal
+        self.appName = appName
+        self.intro = intro
+        conferences = ConferenceOffers(storeRoot: store.storeURL?.path)
+    }
 
     /// The fields, numbered as the form shows them.
     enum Field: Int, CaseIterable {
@@ -248,8 +300,12 @@ struct EventEditor {
         let isRecurring = stored.map { $0.hasRecurrenceRules || $0.isDetached } ?? false
         let rule = target.component.property(.recurrenceRule)?.rawValue
 
-        terminal.write("\n“\(appName)” wants to \(stored == nil ? "add an event to" : "change an event in") your calendar.\n")
-        terminal.write("Only you see this form; the app learns only whether you saved\(stored == nil ? " or" : ",") canceled\(stored == nil ? "" : " or deleted").\n\n")
+        if let intro {
+            terminal.write("\(intro)\n\n")
+        } else {
+            terminal.write("\n“\(appName)” wants to \(stored == nil ? "add an event to" : "change an event in") your calendar.\n")
+            terminal.write("Only you see this form; the app learns only whether you saved\(stored == nil ? " or" : ",") canceled\(stored == nil ? "" : " or deleted").\n\n")
+        }
         show(form, rule: rule.map { String($0) })
         let commands = "Type a field's number to change it; s Save, c Cancel\(stored == nil ? "" : ", delete Delete"), l List."
         terminal.write("\n\(commands)\n")
@@ -324,6 +380,16 @@ struct EventEditor {
     private func show(_ form: EventForm, rule: String?) {
         for field in Field.allCases { terminal.write(line(field, form) + "\n") }
         if let rule { terminal.write("     Repeats    \(TerminalText.line(rule))\n") }
+        showConference(form)
+    }
+
+    private func showConference(_ form: EventForm) {
+        guard let conference = form.conference else { return }
+        let descriptor = conference.descriptor
+        terminal.write("     Video call \(TerminalText.line(descriptor.title ?? "\(conference.extensionName): \(conference.roomType)"))\n")
+        for link in descriptor.urlDescriptors {
+            terminal.write("                \(TerminalText.line((link.title.map { "\($0): " } ?? "") + link.url.absoluteString))\n")
+        }
     }
 
     private func line(_ field: Field, _ form: EventForm) -> String {
@@ -358,8 +424,40 @@ struct EventEditor {
         switch field {
         case .title, .location, .notes:
             let clearing = field == .title ? "" : "; - clears it"
-            guard let text = terminal.ask("\(field.label) [\(current)] (Enter keeps it\(clearing)): ") else { return false }
+            var offers: [ConferenceOffers.Offer] = []
+            if field == .location {
+                let found = conferences.offers()
+                offers = found.offers
+                for problem in found.problems { terminal.write("  (\(TerminalText.line(problem)))\n") }
+                if !offers.isEmpty {
+                    terminal.write("  Video calls:\n")
+                    for (index, offer) in offers.enumerated() {
+                        terminal.write("   v\(index + 1)  \(TerminalText.line(offer.registered.name)): \(TerminalText.line(offer.roomType.title))\n")
+                    }
+                }
+            }
+            let videoHint = offers.isEmpty ? "" : "; v1\(offers.count > 1 ? "–v\(offers.count)" : "") a video call"
+            guard let text = terminal.ask("\(field.label) [\(current)] (Enter keeps it\(clearing)\(videoHint)): ") else { return false }
             if text.isEmpty { break }
+            if field == .location, !offers.isEmpty, text.lowercased().hasPrefix("v"), let number = Int(text.dropFirst()) {
+                guard (1...offers.count).contains(number) else {
+                    terminal.write("Type v1\(offers.count > 1 ? " to v\(offers.count)" : "") for a video call.\n")
+                    return true
+                }
+                let offer = offers[number - 1]
+                terminal.write("Asking \(TerminalText.line(offer.registered.name)) for a room…\n")
+                do throws(ConferenceExtensionError) {
+                    let descriptor = try ConferenceExtensionHost().conference(of: offer.registered, roomType: offer.roomType.identifier)
+                    form.conference = ChosenConference(extensionName: offer.registered.name, roomType: offer.roomType.title, descriptor: descriptor)
+                    if form.location.isEmpty { form.location = descriptor.title ?? offer.roomType.title }
+                } catch {
+                    terminal.write("No video call: \(TerminalText.line(error.description))\n")
+                    return true
+                }
+                terminal.write(line(field, form) + "\n")
+                showConference(form)
+                return true
+            }
             let new = text == "-" && field != .title ? "" : text
             switch field {
             case .title: form.title = new
@@ -484,6 +582,9 @@ struct EventEditor {
                 event.startDate = form.startDate
                 event.endDate = form.endDate
             }
+        }
+        if let conference = form.conference, conference != base.conference {
+            event.setVirtualConference(conference.descriptor, roomTypeTitle: conference.roomType)
         }
         if form.calendar != base.calendar || event.calendar == nil, let id = form.calendar {
             guard let calendar = store.calendar(withIdentifier: id) else {
