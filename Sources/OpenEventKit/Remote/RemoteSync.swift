@@ -1,5 +1,6 @@
 import Foundation
 import ICalKit
+import Synchronization
 
 /// What to do when an item changed both here and on the server since the last sync.
 public enum SyncConflictPolicy: String, Sendable, CaseIterable {
@@ -75,6 +76,11 @@ package struct RemoteSyncEngine {
         var report = CalendarSyncReport(title: title)
         let collection = calendar.collection
         var state = try files.state(of: collection)
+        // The server's changes since the token do not depend on the folder: they are asked
+        // for while the folder is listed.
+        let pendingDelta = calendar.supportsSync ? state.syncToken.map { token in
+            InBackground { () throws(RemoteError) in try client.changes(in: calendar.href, since: token) }
+        } : nil
 
         // 1. Local changes.
         var local: [String: FileIdentity] = [:]
@@ -89,8 +95,8 @@ package struct RemoteSyncEngine {
         var newToken = state.syncToken
         let nameByHref = Dictionary(state.items.map { ($0.value.href, $0.key) }, uniquingKeysWith: { first, _ in first })
         var listed = false
-        if calendar.supportsSync, let token = state.syncToken {
-            switch Self.attempt({ () throws(RemoteError) in try client.changes(in: calendar.href, since: token) }) {
+        if let pendingDelta, let token = state.syncToken {
+            switch pendingDelta.result() {
             case .success(let delta):
                 for item in delta.changed where state.items[nameByHref[item.href] ?? ""]?.etag != item.etag || nameByHref[item.href] == nil {
                     remoteChanged[item.href] = item.etag
@@ -491,5 +497,28 @@ package struct RemoteSyncEngine {
             calendar.components[index].setProperty(Property(name: conflictProperty, rawValue: uid))
         }
         return (newUID, ICalWriter().bytes(calendar))
+    }
+}
+
+/// Work on a thread of its own, whose result is waited for later: the one request a sync
+/// overlaps with reading the store.
+final class InBackground<Value: Sendable>: Sendable {
+    private let outcome = Mutex<Result<Value, RemoteError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws(RemoteError) -> Value) {
+        Thread { self.finish(Result(catching: body)) }.start()
+    }
+
+    private func finish(_ result: Result<Value, RemoteError>) {
+        outcome.withLock { $0 = result }
+        done.signal()
+    }
+
+    /// Waits for the work to end and gives its result.
+    func result() -> Result<Value, RemoteError> {
+        done.wait()
+        done.signal()
+        return outcome.withLock { $0! }
     }
 }
