@@ -1,4 +1,5 @@
 import Foundation
+import ICalKit
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -69,20 +70,7 @@ package enum DAVXML {
     }
 
     /// Escapes text for an XML element or attribute.
-    package static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    package static func escaped(_ text: String) -> String { MarkupText.escaped(text) }
 
     private final class TreeBuilder: NSObject, XMLParserDelegate {
         var root: XMLElementNode?

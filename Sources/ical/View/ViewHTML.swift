@@ -30,18 +30,7 @@ struct ViewHTML {
 
     /// Calendar text for HTML: control characters shown as escapes, markup characters escaped.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for character in TerminalText.line(text) {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        MarkupText.escaped(TerminalText.line(text))
     }
 
     /// A light tint of a colour (mixed with white), for entry backgrounds.
