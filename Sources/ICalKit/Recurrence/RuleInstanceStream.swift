@@ -41,6 +41,8 @@ final class RuleInstanceStream {
     private let until: (LocalDateTime) -> UntilVerdict
     private let meter: ExpansionMeter
     private var iterator: LibicalRecurrenceIterator?
+    /// The Swift engine for Gregorian rules; nil for RSCALE rules, which libical expands.
+    private var engine: RulePeriodEngine?
 
     private let weeklySetPositions: [Int]
     private let weekStart: Int
@@ -79,6 +81,16 @@ final class RuleInstanceStream {
         self.meter = meter
         self.remainingCount = rule.count
         self.weekStart = rule.weekStart
+        if let engine = RulePeriodEngine(rule: rule, dtstart: dtstart, isDate: isDate, jumpTo: jumpTo, stop: end, meter: meter) {
+            // Gregorian rules: the Swift engine, which needs none of the fixes below.
+            self.engine = engine
+            self.weeklySetPositions = []
+            self.weekNumbers = []
+            self.weekNumberDays = []
+            self.rawStop = end
+            return
+        }
+        self.engine = nil
         self.weeklySetPositions = rule.needsWeeklySetPosition ? rule.integers("BYSETPOS").filter { $0 != 0 } : []
         self.weekNumbers = rule.integers("BYWEEKNO").filter { $0 != 0 }
         self.weekNumberDays = weekNumbers.isEmpty ? [] : rule.byDayWeekdays
@@ -162,6 +174,7 @@ final class RuleInstanceStream {
     }
 
     private func pump() {
+        if let engine { pump(engine); return }
         guard let iterator else { finish(); return }
         guard meter.remainingSteps > 0 else {
             meter.truncate(.iteratorSteps)
@@ -192,6 +205,29 @@ final class RuleInstanceStream {
         }
     }
 
+    private func pump(_ engine: RulePeriodEngine) {
+        guard meter.remainingSteps > 0 else {
+            meter.truncate(.iteratorSteps)
+            finish()
+            return
+        }
+        var limit = chunkSize
+        if let remainingCount { limit = min(limit, max(1, remainingCount)) }
+        chunkSize = min(256, chunkSize * 2)
+        for local in engine.next(limit: limit) {
+            acceptRaw(local)
+            if exhausted { return }
+        }
+        if engine.isFinished {
+            if engine.ranOutOfSteps {
+                meter.truncate(.iteratorSteps)
+            } else if endIsCapped {
+                meter.truncate(.span)
+            }
+            finish()
+        }
+    }
+
     private func finish() {
         guard !exhausted else { return }
         flushWeekGroup()
@@ -201,6 +237,7 @@ final class RuleInstanceStream {
         for local in rest where !exhausted { acceptOrdered(local) }
         exhausted = true
         iterator = nil
+        engine = nil
     }
 
     // Stage 1: weekly BYSETPOS.
