@@ -296,7 +296,13 @@ import Testing
             let text = parts.joined(separator: ";")
             guard let rule = RecurrenceRule(iCalendar: text) else { continue }
             accepted += 1
-            #expect(Libical.recurrenceRuleProblem(rule.libicalText) == nil, "libical rejects \(text)")
+            // libical holds INTERVAL in a short; larger ones are for Gregorian rules, which
+            // the Swift engine expands.
+            if (rule.interval ?? 1) > 32767 {
+                #expect(rule.calendarScale == nil)
+            } else {
+                #expect(Libical.recurrenceRuleProblem(rule.libicalText) == nil, "libical rejects \(text)")
+            }
             #expect(RecurrenceRule(iCalendar: rule.iCalendarText) == rule)
         }
         #expect(accepted > 300)
