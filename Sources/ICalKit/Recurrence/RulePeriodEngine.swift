@@ -229,6 +229,29 @@ final class RulePeriodEngine {
             if target > origin { cursor = origin + (target - origin) / step * step }
         }
         self.cursor = cursor
+        if frequency <= .hourly && !Self.timeOfDayReachable(frequency: frequency, interval: interval, origin: origin,
+                                                            hours: hourLimit, minutes: minuteLimit, seconds: secondLimit) {
+            isFinished = true  // e.g. FREQ=HOURLY;INTERVAL=24;BYHOUR=5 from 03:00: never an instance
+        }
+    }
+
+    /// Whether a sub-daily rule's periods ever start at a time of day its BYHOUR, BYMINUTE
+    /// and BYSECOND limits allow. The periods start at `origin + k × period`, so their
+    /// seconds of the day are those congruent to `origin` modulo gcd(period, 86 400).
+    private static func timeOfDayReachable(frequency: Frequency, interval: Int, origin: Int64,
+                                           hours: [Bool]?, minutes: [Bool]?, seconds: [Bool]?) -> Bool {
+        guard hours != nil || minutes != nil || seconds != nil else { return true }
+        let period = unitSeconds(frequency) * Int64(interval)
+        let modulus = RuleInstanceStream.greatestCommonDivisor(period, 86_400)
+        let residue = floorMod(origin, modulus)
+        for hour in 0..<24 where hours?[hour] ?? true {
+            for minute in 0..<(frequency <= .minutely ? 60 : 1) where minutes?[minute] ?? true {
+                for second in 0..<(frequency == .secondly ? 60 : 1) where seconds?[second] ?? true {
+                    if Int64(hour * 3600 + minute * 60 + second) % modulus == residue { return true }
+                }
+            }
+        }
+        return false
     }
 
     /// Up to about `limit` instances (whole periods at a time), in order; empty when the

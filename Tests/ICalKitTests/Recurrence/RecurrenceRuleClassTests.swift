@@ -107,6 +107,16 @@ import ICalKit
         #expect(result.truncation == nil)
     }
 
+    /// A sub-daily rule whose periods never reach an allowed time of day is found empty at
+    /// once (the periods' times of day repeat modulo gcd(period, one day)).
+    @Test(arguments: ["FREQ=HOURLY;INTERVAL=24;BYHOUR=5", "FREQ=MINUTELY;INTERVAL=60;BYMINUTE=5",
+                      "FREQ=SECONDLY;INTERVAL=120;BYSECOND=1,3,5"])
+    func unreachableTimeOfDayEndsAtOnce(_ rule: String) {
+        let result = Self.starts(rule, from: "20240101T030000", to: "20440101T000000")
+        #expect(result.starts == ["20240101T030000"])
+        #expect(result.truncation == nil)
+    }
+
     /// A window far from DTSTART gives the same instances as the expansion from DTSTART:
     /// starting near the window keeps INTERVAL's alignment.
     @Test(arguments: [
