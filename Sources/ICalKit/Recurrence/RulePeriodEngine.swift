@@ -54,6 +54,11 @@ final class RulePeriodEngine {
     private let ordinalsPerMonth: Bool
     private let weekStart: Int
     private let weekYears: Bool
+    /// Whether any day part limits the days at all.
+    private let hasDayFilter: Bool
+    /// Whether a day part needs the year around the day (BYWEEKNO, BYYEARDAY, ordinal
+    /// BYDAY): those days are matched through a per-year mask.
+    private let needsMask: Bool
 
     // Time parts: sorted, without repeats. Expanding lists for FREQ coarser than the part;
     // for FREQ as fine as the part, a limit (nil: none).
@@ -169,6 +174,8 @@ final class RulePeriodEngine {
         self.hasWeekdayPart = hasByDay
         self.ordinalsPerMonth = frequency == .monthly || (frequency == .yearly && !months.isEmpty)
         self.weekYears = frequency == .yearly && !weekNumbers.isEmpty
+        self.hasDayFilter = !months.isEmpty || !weekNumbers.isEmpty || !yearDays.isEmpty || !monthDays.isEmpty || hasByDay
+        self.needsMask = !weekNumbers.isEmpty || !yearDays.isEmpty || !ordinals.isEmpty
 
         let byHour = list("BYHOUR", 0...23), byMinute = list("BYMINUTE", 0...59), bySecond = list("BYSECOND", 0...59)
         func limit(_ values: [Int], _ count: Int) -> [Bool]? {
@@ -441,8 +448,21 @@ final class RulePeriodEngine {
     /// 10000-01-01: no period starts there or later.
     private static let lastDay = CalendarDate.daysSinceEpoch(year: 10_000, month: 1, day: 1)
 
-    /// Whether a day passes every day part, from a cached mask of its year.
+    /// Whether a day passes every day part: directly for the cheap parts (plain weekdays,
+    /// BYMONTH, BYMONTHDAY), else from a cached mask of its year.
     private func dayMatches(_ day: Int) -> Bool {
+        guard hasDayFilter else { return true }
+        if !needsMask {
+            if hasWeekdayPart && !byWeekday[CalendarDate.isoWeekday(daysSinceEpoch: day)] { return false }
+            if byMonth == nil && byMonthDay.isEmpty { return true }
+            let date = CalendarDate(daysSinceEpoch: day)
+            if let byMonth, !byMonth[date.month] { return false }
+            if !byMonthDay.isEmpty {
+                let length = DateSyntax.daysInMonth(year: date.year, month: date.month)
+                return byMonthDay.contains { $0 > 0 ? $0 == date.day : length + 1 + $0 == date.day }
+            }
+            return true
+        }
         let date = CalendarDate(daysSinceEpoch: day)
         let first = CalendarDate.daysSinceEpoch(year: date.year, month: 1, day: 1)
         if let mask = masks[date.year] { return mask[day - first] }
