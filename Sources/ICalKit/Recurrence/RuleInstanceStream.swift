@@ -23,8 +23,9 @@ enum UntilVerdict {
     case beyond
 }
 
-/// The wall-clock instances of one RRULE, in order and without duplicates, from libical's
-/// iterator with its known errors fixed in Swift:
+/// The wall-clock instances of one RRULE, in order and without duplicates: from
+/// ``RulePeriodEngine`` for Gregorian rules, which needs none of the fixes below, or, for
+/// RSCALE rules (RFC 7529), from libical's iterator with its known errors fixed in Swift:
 ///
 /// - COUNT is applied here, after the fixes below, with DTSTART counting as one instance
 ///   even when it does not match the rule; libical only sees the rule without COUNT.

@@ -201,37 +201,11 @@ final class RulePeriodEngine {
         self.setPositions = rule.integers("BYSETPOS").filter { $0 != 0 && abs($0) <= 366_000 }
 
         // The period of DTSTART, and the one holding jumpTo.
-        let origin: Int64
-        switch frequency {
-        case .yearly:
-            origin = Int64(weekYears ? Self.weekYear(dtstart.date, weekStart: weekStart) : dtstart.date.year)
-        case .monthly:
-            origin = Int64(dtstart.date.year * 12 + dtstart.date.month - 1)
-        case .weekly:
-            origin = Int64(RuleInstanceStream.startOfWeek(dtstart.date, weekStart: weekStart).daysSinceEpoch)
-        case .daily:
-            origin = Int64(dtstart.date.daysSinceEpoch)
-        case .hourly, .minutely, .secondly:
-            let unit = Self.unitSeconds(frequency)
-            let seconds = dtstart.secondsSinceEpoch
-            origin = seconds - Self.floorMod(seconds, unit)
-        }
+        let origin = Self.period(of: dtstart, frequency: frequency, weekYears: weekYears, weekStart: weekStart)
         self.origin = origin
         var cursor = origin
         if let jumpTo, jumpTo > dtstart {
-            let target: Int64
-            switch frequency {
-            case .yearly:
-                target = Int64(weekYears ? Self.weekYear(jumpTo.date, weekStart: weekStart) : jumpTo.date.year)
-            case .monthly:
-                target = Int64(jumpTo.date.year * 12 + jumpTo.date.month - 1)
-            case .weekly:
-                target = Int64(RuleInstanceStream.startOfWeek(jumpTo.date, weekStart: weekStart).daysSinceEpoch)
-            case .daily:
-                target = Int64(jumpTo.date.daysSinceEpoch)
-            case .hourly, .minutely, .secondly:
-                target = jumpTo.secondsSinceEpoch
-            }
+            let target = Self.period(of: jumpTo, frequency: frequency, weekYears: weekYears, weekStart: weekStart)
             let step = Self.cursorStep(frequency) * Int64(interval)
             if target > origin { cursor = origin + (target - origin) / step * step }
         }
@@ -239,6 +213,25 @@ final class RulePeriodEngine {
         if frequency <= .hourly && !Self.timeOfDayReachable(frequency: frequency, interval: interval, origin: origin,
                                                             hours: hourLimit, minutes: minuteLimit, seconds: secondLimit) {
             isFinished = true  // e.g. FREQ=HOURLY;INTERVAL=24;BYHOUR=5 from 03:00: never an instance
+        }
+    }
+
+    /// The period that holds a wall-clock time, in the cursor's units: the (week-)year, the
+    /// month index, the first day of the week or the day, or the first second of the hour,
+    /// minute or second.
+    private static func period(of local: LocalDateTime, frequency: Frequency, weekYears: Bool, weekStart: Int) -> Int64 {
+        switch frequency {
+        case .yearly:
+            return Int64(weekYears ? weekYear(local.date, weekStart: weekStart) : local.date.year)
+        case .monthly:
+            return Int64(local.date.year * 12 + local.date.month - 1)
+        case .weekly:
+            return Int64(RuleInstanceStream.startOfWeek(local.date, weekStart: weekStart).daysSinceEpoch)
+        case .daily:
+            return Int64(local.date.daysSinceEpoch)
+        case .hourly, .minutely, .secondly:
+            let seconds = local.secondsSinceEpoch
+            return seconds - floorMod(seconds, unitSeconds(frequency))
         }
     }
 
