@@ -106,7 +106,10 @@ struct OccurrenceInputs: ParsableArguments {
         for input in inputs {
             for path in try gate.expand(inputOf: input) {
                 let result = try reading.read(path)
-                for calendar in result.calendars where matchesCalendarFilter(calendar, path: path) {
+                // A file's VCALENDARs are one set of versions (SeriesVersions), as import
+                // makes them: the same UID in two of them is one series, not two.
+                let calendars = result.calendars.filter { matchesCalendarFilter($0, path: path) }
+                if let calendar = SeriesVersions.merged(calendars) {
                     sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))
                 }
             }

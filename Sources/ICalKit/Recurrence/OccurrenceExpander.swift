@@ -43,7 +43,9 @@ final class CandidateStream {
             let budget = meter.budget
             let (stepsSpan, overflow) = Int64(budget.maximumIteratorSteps)
                 .multipliedReportingOverflow(by: rule.frequency.periodSeconds * Int64(rule.interval))
-            let span = overflow ? budget.maximumSpan : min(stepsSpan, budget.maximumSpan)
+            // The Swift engine skips periods that cannot match and counts its own work, so
+            // only libical's iterator (RSCALE rules) needs the span sized by its steps.
+            let span = rule.value("RSCALE") == nil || overflow ? budget.maximumSpan : min(stepsSpan, budget.maximumSpan)
             let cap = iterationStart.adding(seconds: span)
             var desiredEnd = highLocal
             if let untilLimit, untilLimit < desiredEnd { desiredEnd = untilLimit }

@@ -67,7 +67,7 @@ struct RecurrenceRuleText: Sendable, Hashable {
         func value(_ key: String) -> String? { parts.first { $0.key == key }?.value }
         guard let freq = value("FREQ"), let frequency = Frequency(rawValue: ASCII.uppercased(freq)) else { return nil }
         self.frequency = frequency
-        self.interval = max(1, min(Int(value("INTERVAL") ?? "1") ?? 1, 1_000_000))
+        self.interval = max(1, min(Int(value("INTERVAL") ?? "1") ?? 1, Int(Int32.max)))
         if let text = value("COUNT") {
             guard let count = Int(text), count >= 1 else { return nil }
             self.count = count

@@ -23,8 +23,9 @@ enum UntilVerdict {
     case beyond
 }
 
-/// The wall-clock instances of one RRULE, in order and without duplicates, from libical's
-/// iterator with its known errors fixed in Swift:
+/// The wall-clock instances of one RRULE, in order and without duplicates: from
+/// ``RulePeriodEngine`` for Gregorian rules, which needs none of the fixes below, or, for
+/// RSCALE rules (RFC 7529), from libical's iterator with its known errors fixed in Swift:
 ///
 /// - COUNT is applied here, after the fixes below, with DTSTART counting as one instance
 ///   even when it does not match the rule; libical only sees the rule without COUNT.
@@ -41,6 +42,8 @@ final class RuleInstanceStream {
     private let until: (LocalDateTime) -> UntilVerdict
     private let meter: ExpansionMeter
     private var iterator: LibicalRecurrenceIterator?
+    /// The Swift engine for Gregorian rules; nil for RSCALE rules, which libical expands.
+    private var engine: RulePeriodEngine?
 
     private let weeklySetPositions: [Int]
     private let weekStart: Int
@@ -79,6 +82,16 @@ final class RuleInstanceStream {
         self.meter = meter
         self.remainingCount = rule.count
         self.weekStart = rule.weekStart
+        if let engine = RulePeriodEngine(rule: rule, dtstart: dtstart, isDate: isDate, jumpTo: jumpTo, stop: end, meter: meter) {
+            // Gregorian rules: the Swift engine, which needs none of the fixes below.
+            self.engine = engine
+            self.weeklySetPositions = []
+            self.weekNumbers = []
+            self.weekNumberDays = []
+            self.rawStop = end
+            return
+        }
+        self.engine = nil
         self.weeklySetPositions = rule.needsWeeklySetPosition ? rule.integers("BYSETPOS").filter { $0 != 0 } : []
         self.weekNumbers = rule.integers("BYWEEKNO").filter { $0 != 0 }
         self.weekNumberDays = weekNumbers.isEmpty ? [] : rule.byDayWeekdays
@@ -162,6 +175,7 @@ final class RuleInstanceStream {
     }
 
     private func pump() {
+        if let engine { pump(engine); return }
         guard let iterator else { finish(); return }
         guard meter.remainingSteps > 0 else {
             meter.truncate(.iteratorSteps)
@@ -192,6 +206,29 @@ final class RuleInstanceStream {
         }
     }
 
+    private func pump(_ engine: RulePeriodEngine) {
+        guard meter.remainingSteps > 0 else {
+            meter.truncate(.iteratorSteps)
+            finish()
+            return
+        }
+        var limit = chunkSize
+        if let remainingCount { limit = min(limit, max(1, remainingCount)) }
+        chunkSize = min(256, chunkSize * 2)
+        for local in engine.next(limit: limit) {
+            acceptRaw(local)
+            if exhausted { return }
+        }
+        if engine.isFinished {
+            if engine.ranOutOfSteps {
+                meter.truncate(.iteratorSteps)
+            } else if endIsCapped {
+                meter.truncate(.span)
+            }
+            finish()
+        }
+    }
+
     private func finish() {
         guard !exhausted else { return }
         flushWeekGroup()
@@ -201,6 +238,7 @@ final class RuleInstanceStream {
         for local in rest where !exhausted { acceptOrdered(local) }
         exhausted = true
         iterator = nil
+        engine = nil
     }
 
     // Stage 1: weekly BYSETPOS.

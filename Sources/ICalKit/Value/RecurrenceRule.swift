@@ -140,7 +140,8 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// FREQ: how often the rule repeats. Required.
     public var frequency: Frequency
-    /// INTERVAL (1...32767, the range libical holds), or nil when not written (meaning 1).
+    /// INTERVAL (1...2147483647; 1...32767 with RSCALE, the range libical holds), or nil when
+    /// not written (meaning 1).
     public var interval: Int?
     /// COUNT (≥ 1): how many instances, DTSTART included. Not together with ``until``.
     public var count: Int?
@@ -273,14 +274,22 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
     /// - Throws: ``ICalError`` with code ``ICalError/Code/invalidValue``.
     public func validate() throws(ICalError) {
         if let message = validationProblem() { throw ICalError(.invalidValue, message) }
-        if let message = Libical.recurrenceRuleProblem(libicalText) { throw ICalError(.invalidValue, message) }
+        // libical reads a copy whose INTERVAL fits its short (only RSCALE rules use it).
+        var copy = self
+        if let interval, interval > Self.maximumCalendarScaleInterval { copy.interval = 1 }
+        if let message = Libical.recurrenceRuleProblem(copy.libicalText) { throw ICalError(.invalidValue, message) }
     }
 
     func validationProblem() -> String? {
         if count != nil && until != nil { return "COUNT and UNTIL must not both be given" }
         if let count, !(1...Self.maximumCount).contains(count) { return "COUNT=\(count) is not a positive integer below 2^31" }
-        if let interval, !(1...Self.maximumInterval).contains(interval) {
-            return "INTERVAL=\(interval) is not a positive integer up to \(Self.maximumInterval)"
+        if let interval {
+            // Gregorian rules expand in Swift (an INTERVAL of any C int); RSCALE rules in
+            // libical, which holds INTERVAL in a short.
+            let maximum = calendarScale == nil ? Self.maximumInterval : Self.maximumCalendarScaleInterval
+            if !(1...maximum).contains(interval) {
+                return "INTERVAL=\(interval) is not a positive integer up to \(maximum)"
+            }
         }
         if let until, case .identifier = until.zone {
             return "UNTIL must be a DATE, a floating or a UTC DATE-TIME, not a time in a named zone"
@@ -339,19 +348,20 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
         var result: [String] = []
         if byDay.contains(where: { $0.ordinal != nil }) {
             if frequency != .monthly && frequency != .yearly {
-                result.append("BYDAY with an ordinal is only for MONTHLY and YEARLY rules (RFC 5545 §3.3.10)")
+                result.append("BYDAY with an ordinal is only for MONTHLY and YEARLY rules (RFC 5545 §3.3.10); "
+                              + "the ordinal is ignored and the weekday applies")
             } else if frequency == .yearly && !byWeekNumber.isEmpty {
                 result.append("BYDAY with an ordinal must not be combined with BYWEEKNO (RFC 5545 §3.3.10)")
             }
         }
         if !byWeekNumber.isEmpty && frequency != .yearly {
-            result.append("BYWEEKNO is only for YEARLY rules (RFC 5545 §3.3.10)")
+            result.append("BYWEEKNO is only for YEARLY rules (RFC 5545 §3.3.10); applied as a limit on the week number")
         }
         if !byYearDay.isEmpty && [.daily, .weekly, .monthly].contains(frequency) {
-            result.append("BYYEARDAY must not be used in \(frequency.rawValue) rules (RFC 5545 §3.3.10)")
+            result.append("BYYEARDAY must not be used in \(frequency.rawValue) rules (RFC 5545 §3.3.10); applied as a limit on the day of the year")
         }
         if !byMonthDay.isEmpty && frequency == .weekly {
-            result.append("BYMONTHDAY must not be used in WEEKLY rules (RFC 5545 §3.3.10)")
+            result.append("BYMONTHDAY must not be used in WEEKLY rules (RFC 5545 §3.3.10); applied as a limit on the day of the month")
         }
         let hasOtherBy = !(bySecond.isEmpty && byMinute.isEmpty && byHour.isEmpty && byDay.isEmpty && byMonthDay.isEmpty
             && byYearDay.isEmpty && byWeekNumber.isEmpty && byMonth.isEmpty)
@@ -370,8 +380,11 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// The largest COUNT libical can hold (a C `int`).
     static let maximumCount = Int(Int32.max)
-    /// The largest INTERVAL libical can hold (a C `short` in `struct icalrecurrencetype`).
-    static let maximumInterval = Int(Int16.max)
+    /// The largest INTERVAL of a Gregorian rule (RFC 5545 sets no bound; a C `int`).
+    static let maximumInterval = Int(Int32.max)
+    /// The largest INTERVAL of an RSCALE rule, which libical expands: it holds INTERVAL in
+    /// a C `short` in `struct icalrecurrencetype`.
+    static let maximumCalendarScaleInterval = Int(Int16.max)
 
     // MARK: Parsing
 

@@ -29,7 +29,9 @@ extension EKEventStore {
     /// to `calendar` when it holds reminders, else the default reminder list. An item whose UID
     /// is already in the target calendar is replaced under full access; under write-only
     /// access the import fails instead (the app may add, not change). A component without a
-    /// UID gets one derived from its content.
+    /// UID gets one derived from its content. The versions of one UID across the sources are
+    /// read as a query of the file reads them (``SeriesVersions``): an iTIP REPLY's component
+    /// is left out when a defining message of the same import holds its UID.
     ///
     /// A source calendar's `X-WR-TIMEZONE` (Google, Apple) is applied first, as
     /// ``OccurrenceQuery`` applies it to a file (``CalendarRepair/applyingCalendarTimeZone(_:)``):
@@ -52,8 +54,12 @@ extension EKEventStore {
                 ($0[.timeZoneIdentifier]?.trimmingCharacters(in: .whitespaces) ?? "", $0)
             }, uniquingKeysWith: { first, _ in first })
         }
+        // The versions of a UID across the sources, as a query of the file reads them
+        // (SeriesVersions): an iTIP REPLY's VEVENT is no version of a series a REQUEST holds.
+        let definedUIDs = SeriesVersions.definedUIDs(calendars)
         for (sourceIndex, source) in calendars.enumerated() {
-            for var component in source.components where SeriesEditing.isItem(component) {
+            for var component in source.components
+            where SeriesEditing.isItem(component) && SeriesVersions.isVersion(component, of: source, definedUIDs: definedUIDs) {
                 if component.uid?.isEmpty ?? true {
                     component.uid = StableHash(ICalWriter().bytes(component)).uuidText + "@openeventkit"
                     report.uidsAdded += 1

@@ -62,7 +62,7 @@ import ICalKit
             "t.ics:6: error: [dtend-before-dtstart] DTEND 2024-03-01T09:00:00Z is not after DTSTART 2024-03-01T10:00:00Z",
             "t.ics:7: error: [dtend-and-duration] VEVENT has both DTEND and DURATION; only one is allowed",
             // Issue 14: the rule is kept without its bad part when read, and lint still flags the file.
-            "t.ics:8: warning: [rrule] RRULE 'FREQ=DAILY;INTERVAL=0': INTERVAL=0 is not a positive integer up to 32767; the bad part is ignored and the rest of the rule is kept",
+            "t.ics:8: warning: [rrule] RRULE 'FREQ=DAILY;INTERVAL=0': INTERVAL=0 is not a positive integer up to 2147483647; the bad part is ignored and the rest of the rule is kept",
             "t.ics:8: error: [rrule] RRULE INTERVAL=0 must be a positive integer",
             "t.ics:9: warning: [exdate-type] EXDATE 2024-03-02 is a DATE but DTSTART is a DATE-TIME; it excludes no occurrence in most programs",
             "t.ics:11: warning: [duplicate-uid] UID \"a\" is used again (first at line 2) with no SEQUENCE; programs keep either one",

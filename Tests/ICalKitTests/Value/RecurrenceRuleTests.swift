@@ -130,8 +130,9 @@ import Testing
         ("FREQ=DAILY;COUNT=3;UNTIL=20240101T000000Z", "COUNT and UNTIL must not both be given"),
         ("FREQ=DAILY;COUNT=0", "COUNT=0 is not a positive integer below 2^31"),
         ("FREQ=DAILY;COUNT=-1", "COUNT=-1 is not a positive integer"),
-        ("FREQ=DAILY;INTERVAL=0", "INTERVAL=0 is not a positive integer up to 32767"),
-        ("FREQ=DAILY;INTERVAL=32768", "INTERVAL=32768 is not a positive integer up to 32767"),
+        ("FREQ=DAILY;INTERVAL=0", "INTERVAL=0 is not a positive integer up to 2147483647"),
+        ("FREQ=DAILY;INTERVAL=2147483648", "INTERVAL=2147483648 is not a positive integer up to 2147483647"),
+        ("RSCALE=GREGORIAN;FREQ=DAILY;INTERVAL=32768", "INTERVAL=32768 is not a positive integer up to 32767"),
         ("FREQ=DAILY;COUNT=2147483648", "COUNT=2147483648 is not a positive integer below 2^31"),
         ("FREQ=DAILY;INTERVAL=99999999999", "INTERVAL=99999999999 is not a positive integer"),
         ("FREQ=DAILY;BYSECOND=61", "BYSECOND has 61, outside 0...60"),
@@ -199,11 +200,11 @@ import Testing
     }
 
     static let softViolations: [(String, String)] = [
-        ("FREQ=WEEKLY;BYDAY=1MO", "BYDAY with an ordinal is only for MONTHLY and YEARLY rules (RFC 5545 §3.3.10)"),
+        ("FREQ=WEEKLY;BYDAY=1MO", "BYDAY with an ordinal is only for MONTHLY and YEARLY rules (RFC 5545 §3.3.10); the ordinal is ignored and the weekday applies"),
         ("FREQ=YEARLY;BYWEEKNO=1;BYDAY=1MO", "BYDAY with an ordinal must not be combined with BYWEEKNO (RFC 5545 §3.3.10)"),
-        ("FREQ=DAILY;BYWEEKNO=3", "BYWEEKNO is only for YEARLY rules (RFC 5545 §3.3.10)"),
-        ("FREQ=MONTHLY;BYYEARDAY=3", "BYYEARDAY must not be used in MONTHLY rules (RFC 5545 §3.3.10)"),
-        ("FREQ=WEEKLY;BYMONTHDAY=3", "BYMONTHDAY must not be used in WEEKLY rules (RFC 5545 §3.3.10)"),
+        ("FREQ=DAILY;BYWEEKNO=3", "BYWEEKNO is only for YEARLY rules (RFC 5545 §3.3.10); applied as a limit on the week number"),
+        ("FREQ=MONTHLY;BYYEARDAY=3", "BYYEARDAY must not be used in MONTHLY rules (RFC 5545 §3.3.10); applied as a limit on the day of the year"),
+        ("FREQ=WEEKLY;BYMONTHDAY=3", "BYMONTHDAY must not be used in WEEKLY rules (RFC 5545 §3.3.10); applied as a limit on the day of the month"),
         ("FREQ=MONTHLY;BYSETPOS=1", "BYSETPOS must be used with another BYxxx part (RFC 5545 §3.3.10)"),
         ("FREQ=YEARLY;RSCALE=KLINGON", "RSCALE=KLINGON is not a calendar scale libical knows; the rule expands to nothing"),
     ]
@@ -295,7 +296,13 @@ import Testing
             let text = parts.joined(separator: ";")
             guard let rule = RecurrenceRule(iCalendar: text) else { continue }
             accepted += 1
-            #expect(Libical.recurrenceRuleProblem(rule.libicalText) == nil, "libical rejects \(text)")
+            // libical holds INTERVAL in a short; larger ones are for Gregorian rules, which
+            // the Swift engine expands.
+            if (rule.interval ?? 1) > 32767 {
+                #expect(rule.calendarScale == nil)
+            } else {
+                #expect(Libical.recurrenceRuleProblem(rule.libicalText) == nil, "libical rejects \(text)")
+            }
             #expect(RecurrenceRule(iCalendar: rule.iCalendarText) == rule)
         }
         #expect(accepted > 300)
