@@ -272,8 +272,8 @@ import Testing
         // A local change, a server change, and a token the server never issued.
         let statePath = client.store + "/.openeventkit/sync/\(collection).json"
         let state = try String(contentsOfFile: statePath, encoding: .utf8)
-        let token = try #require(state.range(of: #""syncToken" : "[^"]*""#, options: .regularExpression))
-        try state.replacingCharacters(in: token, with: #""syncToken" : "http:\/\/radicale.org\/ns\/sync\/forgotten""#)
+        let token = try #require(state.range(of: #""syncToken" ?: ?"[^"]*""#, options: .regularExpression))
+        try state.replacingCharacters(in: token, with: #""syncToken":"http:\/\/radicale.org\/ns\/sync\/forgotten""#)
             .write(toFile: statePath, atomically: true, encoding: .utf8)
         try server.put("b.ics", uid: "b@example", summary: "Beta")
         let output = try client.run(["sync"])

@@ -28,8 +28,16 @@ package final class XMLElementNode: @unchecked Sendable {
         children.filter { $0.name == name && $0.namespace == namespace }
     }
 
-    /// The text of this element, trimmed.
-    package var trimmedText: String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+    /// The text of this element, without white space (Unicode's, newlines included) at
+    /// either end.
+    package var trimmedText: String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last,
+              first.properties.isWhitespace || last.properties.isWhitespace else { return text }
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[start...end])
+    }
 }
 
 /// WebDAV and CalDAV XML: request bodies, and responses parsed by FoundationXML's
@@ -162,12 +170,24 @@ package struct DAVResponse: Sendable {
     /// this client) escaped them: the path of an absolute URL, percent-decoded, then
     /// encoded again with RFC 3986's path characters.
     package static func canonicalHref(_ href: String) -> String {
+        // Most hrefs are already in this spelling: a path of characters that need no escape.
+        if href.utf8.first == UInt8(ascii: "/"), href.utf8.allSatisfy(isPathCharacter) { return href }
         var path = href
         if let url = URL(string: href), url.scheme != nil {
             path = url.path.isEmpty ? "/" : (URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path)
         }
         let decoded = path.removingPercentEncoding ?? path
         return decoded.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+    }
+
+    /// RFC 3986's characters of a path that stand for themselves (no `%`).
+    private static func isPathCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~!$&'()*+,;=:@/".utf8.contains(byte)
+        }
     }
 
     /// The code of an `HTTP/1.1 200 OK` status line.

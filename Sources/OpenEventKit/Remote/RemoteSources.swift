@@ -128,7 +128,8 @@ package struct RemoteSourceFiles: Sendable {
     /// Records a mirrored calendar's sync state.
     package func setState(_ state: CollectionSyncState, of collection: String) throws(StoreError) {
         _ = try StoreSystem.makeFolder(syncFolder)
-        try write(state, to: syncFolder + "/" + collection + ".json")
+        // Compact: a large calendar's state is written after every sync.
+        try write(state, to: syncFolder + "/" + collection + ".json", pretty: false)
     }
 
     /// Forgets a mirrored calendar's sync state.
@@ -141,9 +142,9 @@ package struct RemoteSourceFiles: Sendable {
         return try StoreSystem.readFile(path, limit: Self.sizeLimit).bytes
     }
 
-    private func write(_ value: some Encodable, to path: String) throws(StoreError) {
+    private func write(_ value: some Encodable, to path: String, pretty: Bool = true) throws(StoreError) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
         let data: Data
         do { data = try encoder.encode(value) } catch { throw StoreError(.io, "cannot encode: \(error)", path: path) }
         try StoreSystem.replaceFile(Array(data), at: path, in: String(path[..<path.lastIndex(of: "/")!]), mode: 0o600)

@@ -470,10 +470,29 @@ package struct RemoteSyncEngine {
         guard bytes.count <= FolderStore.maximumItemSize else { return nil }
         let upper = String(decoding: bytes.prefix(64), as: UTF8.self).uppercased()
         guard upper.drop(while: { $0 == "\u{FEFF}" || $0.isWhitespace }).hasPrefix("BEGIN:VCALENDAR") else { return nil }
-        let whole = text.uppercased()
-        guard whole.contains("END:VCALENDAR"),
-              whole.contains("BEGIN:VEVENT") || whole.contains("BEGIN:VTODO") || whole.contains("BEGIN:VJOURNAL") else { return nil }
+        guard contains(bytes, "END:VCALENDAR"),
+              contains(bytes, "BEGIN:VEVENT") || contains(bytes, "BEGIN:VTODO") || contains(bytes, "BEGIN:VJOURNAL") else { return nil }
         return bytes
+    }
+
+    /// Whether `bytes` hold `word` (upper-case ASCII), in any case.
+    private static func contains(_ bytes: [UInt8], _ word: StaticString) -> Bool {
+        let pattern = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard let head = pattern.first, bytes.count >= pattern.count else { return false }
+        var index = 0
+        let last = bytes.count - pattern.count
+        while index <= last {
+            if bytes[index] & 0xDF == head {
+                var matched = 1
+                while matched < pattern.count, bytes[index + matched] == pattern[matched]
+                        || (pattern[matched] >= UInt8(ascii: "A") && pattern[matched] <= UInt8(ascii: "Z") && bytes[index + matched] == pattern[matched] | 0x20) {
+                    matched += 1
+                }
+                if matched == pattern.count { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     /// Whether two items hold the same components (the server may have reordered or
