@@ -266,6 +266,7 @@ private final class CurlConnection {
         }
         defer { curl_slist_free_all(list) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        var status = 0
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
             var ok = true
             func set(_ result: CURLcode) { if result != CURLE_OK { ok = false } }
@@ -301,8 +302,13 @@ private final class CurlConnection {
                 set(CCurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
             }
             if method != "GET" && method != "POST" { set(CCurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method)) }
-            guard ok else { return CURLE_FAILED_INIT }
-            return curl_easy_perform(handle)
+            guard ok else { curl_easy_reset(handle); return CURLE_FAILED_INIT }
+            let code = curl_easy_perform(handle)
+            _ = CCurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            // The handle must not keep pointers to the error buffer, the header list or the
+            // transfer past this scope; the reset keeps the connection.
+            curl_easy_reset(handle)
+            return code
         }
         if let problem = transfer.problem { return .failure(problem) }
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge) }
@@ -310,8 +316,6 @@ private final class CurlConnection {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(.transport(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
         }
-        var status = 0
-        _ = CCurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         return .success(Response(status: status, headers: transfer.headers, body: transfer.body))
     }
 }
