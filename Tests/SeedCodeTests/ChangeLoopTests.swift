@@ -45,15 +45,16 @@ extension SeedCodeTests {
     @Test @MainActor func aWaitingLoopIsWokenAndEndsWhenCancelled() async {
         let center = NotificationCenter()
         let sequence = center.notifications(named: Self.ping).map { $0.name }
+        let counter = Counter()
         let task = Task { @MainActor in
-            var count = 0
-            for await _ in sequence { count += 1 }
-            return count
+            for await _ in sequence { counter.count += 1 }
+            return counter.count
         }
-        try? await Task.sleep(for: .milliseconds(50))
+        // The sequence buffers from its creation: both are delivered, however late the loop
+        // starts. Cancel once the loop has taken them (not after a guessed delay).
         center.post(name: Self.ping, object: nil)
         center.post(name: Self.ping, object: nil)
-        try? await Task.sleep(for: .milliseconds(50))
+        for _ in 0..<3_000 where counter.count < 2 { await Task.yield(); try? await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
         #expect(await task.value == 2, "two notifications, then nil on cancellation")
     }
@@ -116,4 +117,9 @@ extension SeedCodeTests {
         loop.cancel()
         await loop.value
     }
+}
+
+/// How many notifications a loop has taken, read by the test on the main actor.
+@MainActor private final class Counter {
+    var count = 0
 }
