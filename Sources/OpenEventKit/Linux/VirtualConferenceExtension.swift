@@ -257,18 +257,7 @@ package struct ConferenceExtensionHost: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_TRUNC, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        // glibc's POSIX_SPAWN_SETSID (0x80, since 2.26) is behind _GNU_SOURCE, which Swift's
-        // Glibc module does not define.
-        let spawnSetSID: Int32 = 0x80
-        posix_spawnattr_setflags(&attributes, Int16(spawnSetSID | POSIX_SPAWN_SETSIGDEF))
+        let attributes = SpawnAttributes(newSession: true)
 
         let argv = ([registered.executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
@@ -277,7 +266,7 @@ package struct ConferenceExtensionHost: Sendable {
         var pid: pid_t = 0
         let spawned = (argv + [nil]).withUnsafeBufferPointer { arguments in
             (envp + [nil]).withUnsafeBufferPointer { environment in
-                posix_spawn(&pid, registered.executable, &actions, &attributes,
+                posix_spawn(&pid, registered.executable, &actions, &attributes.raw,
                             UnsafeMutablePointer(mutating: arguments.baseAddress!), UnsafeMutablePointer(mutating: environment.baseAddress!))
             }
         }

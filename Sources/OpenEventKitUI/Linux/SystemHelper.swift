@@ -85,15 +85,7 @@ enum SystemHelper {
         posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let attributes = SpawnAttributes(newSession: false)
 
         let previousInterrupt = signal(SIGINT, SIG_IGN)
         defer { signal(SIGINT, previousInterrupt) }
@@ -104,7 +96,7 @@ enum SystemHelper {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = (argv + [nil]).withUnsafeBufferPointer { buffer in
-            posix_spawn(&pid, executable, &actions, &attributes, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
+            posix_spawn(&pid, executable, &actions, &attributes.raw, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
         }
         close(inputPipe[0])
         close(outputPipe[1])
