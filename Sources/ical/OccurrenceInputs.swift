@@ -88,6 +88,20 @@ struct OccurrenceInputs: ParsableArguments {
         return (result.matches.map(OccurrenceListing.init), result.diagnostics, [:])
     }
 
+    /// ``listings(in:kinds:zone:includingCancelled:readingToDos:gate:)`` packed, without the
+    /// calendars' colours: what `ical query` writes as text, JSON or CSV.
+    func packedListings(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
+                        readingToDos: Bool, gate: PathGate) throws -> (listings: PackedListings, diagnostics: [Diagnostic]) {
+        if readsStore {
+            return try withReadableStore(readingToDos: readingToDos) { store, calendars in
+                store.occurrencePackedListings(in: window.start..<window.end, calendars: calendars, kinds: kinds,
+                                               floatingZone: zone, includingCancelled: includingCancelled)
+            }
+        }
+        let result = try fileMatches(in: window, kinds: kinds, zone: zone, includingCancelled: includingCancelled, gate: gate)
+        return (PackedListings(result.matches.map(OccurrenceListing.init)), result.diagnostics)
+    }
+
     /// The occurrences in a window with whole components, from the files or the store.
     func matches(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
                  readingToDos: Bool, gate: PathGate) throws -> OccurrenceQuery.Result {

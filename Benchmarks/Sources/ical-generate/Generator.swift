@@ -10,12 +10,15 @@ struct Generator {
 
     let events: Int
     let seed: UInt64
+    /// The years of the DTSTARTs (2020 to 2027 by default).
+    let years: ClosedRange<Int>
     private var rng: SplitMix64
     private var out: ContentWriter
 
-    init(events: Int, seed: UInt64) {
+    init(events: Int, seed: UInt64, years: ClosedRange<Int> = 2020...2027) {
         self.events = events
         self.seed = seed
+        self.years = years
         rng = SplitMix64(seed: seed)
         out = ContentWriter(capacity: events * 640 + 8192)
     }
@@ -46,7 +49,7 @@ struct Generator {
         let timing: Timing = roll < 45 ? .zoned(rng.pick(BenchZone.all)) : roll < 65 ? .utc : roll < 75 ? .floating : .allDay
         let recurring = rng.chance(30)
         let uid = "bench-\(index)-\(String(rng.next() & 0xFFFF_FFFF, radix: 16))@oek.example"
-        let start = Occurrence(date: CivilDate(year: rng.int(2020...2027), month: rng.int(1...12), day: rng.int(1...28)),
+        let start = Occurrence(date: CivilDate(year: rng.int(years), month: rng.int(1...12), day: rng.int(1...28)),
                                minutes: rng.int(7 * 4...20 * 4) * 15)
         let durationMinutes = rng.int(2...12) * 15
         let stamp = utcStamp()

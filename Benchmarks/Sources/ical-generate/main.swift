@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// ical-generate --events N --seed S -o FILE
+/// ical-generate --events N --seed S [--years FROM-TO] -o FILE
 ///
 /// Writes a reproducible benchmark calendar: the same N and S give the same bytes on
 /// every machine. See Benchmarks/README.md for the mix of events.
@@ -14,26 +14,32 @@ func warn(_ message: String) {
 }
 
 func usage() -> Never {
-    warn("usage: ical-generate --events N [--seed S] -o FILE   (FILE '-' is standard output)")
+    warn("usage: ical-generate --events N [--seed S] [--years FROM-TO] -o FILE   (FILE '-' is standard output;")
+    warn("       --years: the years of the DTSTARTs, default 2020-2027; one year makes a dense calendar)")
     exit(2)
 }
 
 var events: Int?
 var seed: UInt64 = 42
 var output: String?
+var years = 2020...2027
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--events": events = arguments.popFirst().flatMap { Int($0) }
     case "--seed": seed = arguments.popFirst().flatMap { UInt64($0) } ?? { usage() }()
     case "-o", "--output": output = arguments.popFirst()
+    case "--years":
+        let bounds = (arguments.popFirst() ?? "").split(separator: "-").compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1] else { usage() }
+        years = bounds[0]...bounds[1]
     case "-h", "--help": usage()
     default: warn("ical-generate: unknown argument '\(argument)'"); usage()
     }
 }
 guard let events, events >= 0, let output else { usage() }
 
-var generator = Generator(events: events, seed: seed)
+var generator = Generator(events: events, seed: seed, years: years)
 let bytes = generator.generate()
 
 let descriptor: Int32 = output == "-" ? 1 : open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

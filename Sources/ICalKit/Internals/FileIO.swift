@@ -161,6 +161,11 @@ package enum FileIO {
         if let failure { throw failure }
     }
 
+    /// Writes bytes to standard output, with the same error as a file write.
+    package static func writeStandardOutput(_ bytes: [UInt8]) throws(ICalError) {
+        try writeAll(bytes, to: 1, path: "<stdout>")
+    }
+
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
         var failure: ICalError?
         bytes.withUnsafeBytes { buffer in

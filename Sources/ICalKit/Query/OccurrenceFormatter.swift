@@ -74,14 +74,6 @@ public struct OccurrenceFormatter: Sendable {
         UTCOffset.isoText(seconds: seconds)
     }
 
-    private func startText(_ listing: OccurrenceListing) -> String {
-        iso(listing.start, instant: listing.startInstant, ownOffset: listing.startOffset)
-    }
-
-    private func endText(_ listing: OccurrenceListing) -> String {
-        iso(listing.end, instant: listing.endInstant, ownOffset: listing.endOffset)
-    }
-
     // MARK: JSON
 
     /// One JSON array, one object per occurrence, with a trailing newline.
@@ -91,72 +83,115 @@ public struct OccurrenceFormatter: Sendable {
 
     /// One JSON array, one object per listing, with a trailing newline.
     public func json(_ listings: [OccurrenceListing]) -> String {
-        // Written as bytes: a month of a large store is thousands of objects.
-        var out: [UInt8] = []
-        out.reserveCapacity(listings.count * 360 + 4)
-        out.append(UInt8(ascii: "["))
-        for index in listings.indices {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            let listing = listings[index]
-            func field(_ name: StaticString, _ value: String?) {
-                Self.append(name, to: &out)
-                Self.appendJSON(value, to: &out)
-            }
-            field("\n  {\"uid\": ", listing.uid)
-            field(", \"recurrenceId\": ", listing.recurrenceIdentifier)
-            field(", \"summary\": ", listing.summary)
-            Self.append(", \"start\": \"", to: &out)
-            appendISO(listing.start, instant: listing.startInstant, ownOffset: listing.startOffset, to: &out)
-            Self.append("\", \"end\": \"", to: &out)
-            appendISO(listing.end, instant: listing.endInstant, ownOffset: listing.endOffset, to: &out)
-            field(listing.isAllDay ? "\", \"allDay\": true, \"timeZone\": " : "\", \"allDay\": false, \"timeZone\": ",
-                  timeZoneName(listing))
-            field(", \"component\": ", listing.componentName)
-            field(", \"location\": ", listing.location)
-            field(", \"status\": ", listing.status)
-            field(", \"source\": ", listing.source)
-            if !listing.conferences.isEmpty {
-                Self.append(", \"conferences\": [", to: &out)
-                for (number, link) in listing.conferences.enumerated() {
-                    if number > 0 { Self.append(", ", to: &out) }
-                    field("{\"label\": ", link.label)
-                    field(", \"uri\": ", link.uri)
-                    out.append(UInt8(ascii: "}"))
-                }
-                out.append(UInt8(ascii: "]"))
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-        Self.append(listings.isEmpty ? "]\n" : "\n]\n", to: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: bytes(PackedListings(listings), as: .json), as: UTF8.self)
     }
 
-    private static func append(_ text: StaticString, to out: inout [UInt8]) {
+    /// The output formats of listings.
+    package enum ListingFormat: Sendable {
+        case json, csv
+        /// The agenda; `color` adds ANSI bold to the day headings.
+        case agenda(color: Bool)
+    }
+
+    /// Packed listings written in a format: the bytes ``json(_:)-([OccurrenceListing])``,
+    /// ``csv(_:)-([OccurrenceListing])`` or ``agenda(_:color:)-([OccurrenceListing])``
+    /// return as text.
+    package func bytes(_ listings: PackedListings, as format: ListingFormat) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(listings.bytes.count + listings.count * 160 + 256)
+        switch format {
+        case .json:
+            out.append(UInt8(ascii: "["))
+            var first = true
+            listings.forEach { listing in
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                appendJSON(listing, to: &out)
+            }
+            Self.append(listings.count == 0 ? "]\n" : "\n]\n", to: &out)
+        case .csv:
+            Self.append("uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source,conference\r\n",
+                        to: &out)
+            listings.forEach { appendCSV($0, to: &out) }
+        case .agenda(let color):
+            var currentDay: CalendarDate?
+            listings.forEach { appendAgenda($0, color: color, currentDay: &currentDay, to: &out) }
+        }
+        return out
+    }
+
+    private func appendJSON(_ listing: PackedListing, to out: inout [UInt8]) {
+        func field(_ name: StaticString, _ value: UnsafeRawBufferPointer?) {
+            Self.append(name, to: &out)
+            Self.appendJSON(value, to: &out)
+        }
+        field("\n  {\"uid\": ", listing.uid)
+        field(", \"recurrenceId\": ", listing.recurrenceIdentifier)
+        field(", \"summary\": ", listing.summary)
+        Self.append(", \"start\": \"", to: &out)
+        appendISO(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant,
+                  ownOffset: listing.startOffset, to: &out)
+        Self.append("\", \"end\": \"", to: &out)
+        appendISO(local: listing.endLocal, form: listing.endForm, instant: listing.endInstant,
+                  ownOffset: listing.endOffset, to: &out)
+        Self.append(listing.isAllDay ? "\", \"allDay\": true, \"timeZone\": " : "\", \"allDay\": false, \"timeZone\": ",
+                    to: &out)
+        appendTimeZoneName(listing, to: &out) { name, out in Self.appendJSON(name, to: &out) }
+        field(", \"component\": ", listing.componentName)
+        field(", \"location\": ", listing.location)
+        field(", \"status\": ", listing.status)
+        field(", \"source\": ", listing.source)
+        if listing.linkCount > 0 {
+            Self.append(", \"conferences\": [", to: &out)
+            var number = 0
+            listing.forEachLink { label, uri in
+                if number > 0 { Self.append(", ", to: &out) }
+                number += 1
+                field("{\"label\": ", label)
+                field(", \"uri\": ", uri)
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// The zone name JSON and CSV show (``timeZoneName(_:)-(OccurrenceListing)``), written by
+    /// `write`, or `write(nil)`.
+    private func appendTimeZoneName(_ listing: PackedListing, to out: inout [UInt8],
+                                    _ write: (UnsafeRawBufferPointer?, inout [UInt8]) -> Void) {
+        if listing.startForm & 4 != 0 || listing.startForm & 3 == 0 { return write(nil, &out) }
+        guard let displayZone else { return write(listing.zoneName, &out) }
+        var name = displayZone.identifier
+        name.withUTF8 { write(UnsafeRawBufferPointer($0), &out) }
+    }
+
+    static func append(_ text: StaticString, to out: inout [UInt8]) {
         text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
     /// A JSON string, or null.
-    private static func appendJSON(_ text: String?, to out: inout [UInt8]) {
+    private static func appendJSON(_ text: UnsafeRawBufferPointer?, to out: inout [UInt8]) {
         guard let text else { return append("null", to: &out) }
-        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: needsJSONEscape) else { return false }
+        if !text.contains(where: needsJSONEscape) {
             out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: bytes)
+            out.append(contentsOf: text)
             out.append(UInt8(ascii: "\""))
-            return true
+        } else {
+            out.append(contentsOf: jsonString(PackedListing.string(text)).utf8)
         }
-        if copied != true { out.append(contentsOf: jsonString(text).utf8) }
     }
 
-    /// ``iso(_:instant:ownOffset:)`` written as bytes.
-    private func appendISO(_ value: DateTime, instant: Int64, ownOffset: Int?, to out: inout [UInt8]) {
-        if value.isDate { return Self.appendDate(value.local.date, to: &out) }
+    /// ``iso(_:instant:ownOffset:)`` of a packed start or end, written as bytes.
+    private func appendISO(local seconds: Int64, form: UInt8, instant: Int64, ownOffset: Int?, to out: inout [UInt8]) {
+        let own = LocalDateTime(secondsSinceEpoch: seconds)
+        if form & 4 != 0 { return Self.appendDate(own.date, to: &out) }
         let local: LocalDateTime, offset: Int?
-        if let displayZone, value.zone != .floating {
+        if let displayZone, form & 3 != 0 {
             local = displayZone.local(at: instant)
             offset = displayZone.utcOffset(atInstant: instant)
         } else {
-            local = value.local
+            local = own
             offset = ownOffset
         }
         Self.appendDate(local.date, to: &out)
@@ -245,22 +280,51 @@ public struct OccurrenceFormatter: Sendable {
 
     /// RFC 4180 CSV: a header row, then one row per listing, CRLF line ends.
     public func csv(_ listings: [OccurrenceListing]) -> String {
-        var rows = [["uid", "recurrence-id", "summary", "start", "end", "all-day", "time-zone", "component",
-                     "location", "status", "source", "conference"]]
-        for listing in listings {
-            rows.append([
-                listing.uid, listing.recurrenceIdentifier ?? "", listing.summary ?? "",
-                startText(listing), endText(listing), listing.isAllDay ? "true" : "false",
-                timeZoneName(listing) ?? "", listing.componentName, listing.location ?? "",
-                listing.status ?? "", listing.source ?? "", listing.conferences.map(\.uri).joined(separator: " "),
-            ])
-        }
-        return rows.map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+        String(decoding: bytes(PackedListings(listings), as: .csv), as: UTF8.self)
     }
 
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingAll("\"", with: "\"\"") + "\""
+    private func appendCSV(_ listing: PackedListing, to out: inout [UInt8]) {
+        func cell(_ value: UnsafeRawBufferPointer?) {
+            Self.appendCSVField(value, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        cell(listing.uid)
+        cell(listing.recurrenceIdentifier)
+        cell(listing.summary)
+        appendISO(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant,
+                  ownOffset: listing.startOffset, to: &out)
+        out.append(UInt8(ascii: ","))
+        appendISO(local: listing.endLocal, form: listing.endForm, instant: listing.endInstant,
+                  ownOffset: listing.endOffset, to: &out)
+        Self.append(listing.isAllDay ? ",true," : ",false,", to: &out)
+        appendTimeZoneName(listing, to: &out) { name, out in Self.appendCSVField(name, to: &out) }
+        out.append(UInt8(ascii: ","))
+        cell(listing.componentName)
+        cell(listing.location)
+        cell(listing.status)
+        cell(listing.source)
+        // The links' URIs, separated by spaces, as one cell.
+        var uris: [UInt8] = []
+        listing.forEachLink { _, uri in
+            if !uris.isEmpty { uris.append(UInt8(ascii: " ")) }
+            uris.append(contentsOf: uri)
+        }
+        uris.withUnsafeBytes { Self.appendCSVField($0, to: &out) }
+        Self.append("\r\n", to: &out)
+    }
+
+    /// A CSV cell: as it is, or quoted with its quotes doubled when it holds a comma, a quote,
+    /// a line feed or a carriage return. Nil is an empty cell.
+    private static func appendCSVField(_ text: UnsafeRawBufferPointer?, to out: inout [UInt8]) {
+        guard let text else { return }
+        let quoted = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard quoted else { return out.append(contentsOf: text) }
+        out.append(UInt8(ascii: "\""))
+        for byte in text {
+            out.append(byte)
+            if byte == UInt8(ascii: "\"") { out.append(byte) }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 
     // MARK: Text
@@ -279,42 +343,96 @@ public struct OccurrenceFormatter: Sendable {
 
     /// ``agenda(_:color:)`` of listings.
     public func agenda(_ listings: [OccurrenceListing], color: Bool = false) -> String {
-        var out = ""
-        var currentDay: CalendarDate?
-        for listing in listings {
-            let startLocal = displayedLocal(listing.start, instant: listing.startInstant)
-            let endLocal = displayedLocal(listing.end, instant: listing.endInstant)
-            if startLocal.date != currentDay {
-                currentDay = startLocal.date
-                let heading = "\(Self.weekdayNames[startLocal.date.isoWeekday - 1]) \(startLocal.date)"
-                out += (out.isEmpty ? "" : "\n") + (color ? "\u{1B}[1m\(heading)\u{1B}[0m" : heading) + "\n"
-            }
-            var when: String
-            if listing.isAllDay {
-                let lastDay = listing.end.local.date.adding(days: -1)
-                when = lastDay > listing.start.local.date ? "all day until \(lastDay)" : "all day"
-            } else {
-                when = Self.clock(startLocal.time)
-                if endLocal != startLocal {
-                    when += endLocal.date == startLocal.date ? "-" + Self.clock(endLocal.time)
-                        : " - \(endLocal.date) " + Self.clock(endLocal.time)
-                }
-            }
-            var line = "  " + when.padding(toLength: 12) + " " + (listing.summary.map { TerminalText.line($0) } ?? "(no title)")
-            if let location = listing.location, !location.isEmpty { line += " @ " + TerminalText.line(location) }
-            if let join = listing.conferences.first { line += " <" + TerminalText.line(join.uri) + ">" }
-            if listing.isToDo { line += " [to-do]" }
-            if listing.status.map({ ASCII.equalsIgnoringCase($0, "CANCELLED") }) == true { line += " [cancelled]" }
-            if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName { line += " (\(TerminalText.line(zoneName)))" }
-            out += line + "\n"
-        }
-        return out
+        String(decoding: bytes(PackedListings(listings), as: .agenda(color: color)), as: UTF8.self)
     }
 
-    private func displayedLocal(_ value: DateTime, instant: Int64) -> LocalDateTime {
-        if value.isDate { return value.local }
-        if let displayZone { return displayZone.local(at: instant) }
-        return value.local
+    private func appendAgenda(_ listing: PackedListing, color: Bool, currentDay: inout CalendarDate?, to out: inout [UInt8]) {
+        let startLocal = displayedLocal(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant)
+        let endLocal = displayedLocal(local: listing.endLocal, form: listing.endForm, instant: listing.endInstant)
+        if startLocal.date != currentDay {
+            if currentDay != nil { out.append(0x0A) }
+            currentDay = startLocal.date
+            if color { out.append(contentsOf: "\u{1B}[1m".utf8) }
+            out.append(contentsOf: Self.weekdayNames[startLocal.date.isoWeekday - 1].utf8)
+            out.append(UInt8(ascii: " "))
+            Self.appendDate(startLocal.date, to: &out)
+            if color { out.append(contentsOf: "\u{1B}[0m".utf8) }
+            out.append(0x0A)
+        }
+        Self.append("  ", to: &out)
+        let whenStart = out.count
+        if listing.isAllDay {
+            let lastDay = LocalDateTime(secondsSinceEpoch: listing.endLocal).date.adding(days: -1)
+            Self.append("all day", to: &out)
+            if lastDay > LocalDateTime(secondsSinceEpoch: listing.startLocal).date {
+                Self.append(" until ", to: &out)
+                Self.appendDate(lastDay, to: &out)
+            }
+        } else {
+            Self.appendClock(startLocal.time, to: &out)
+            if endLocal != startLocal {
+                if endLocal.date == startLocal.date {
+                    out.append(UInt8(ascii: "-"))
+                } else {
+                    Self.append(" - ", to: &out)
+                    Self.appendDate(endLocal.date, to: &out)
+                    out.append(UInt8(ascii: " "))
+                }
+                Self.appendClock(endLocal.time, to: &out)
+            }
+        }
+        // The time column is ASCII: its width is its byte count.
+        let width = out.count - whenStart
+        if width < 12 { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 12 - width)) }
+        out.append(UInt8(ascii: " "))
+        if let summary = listing.summary { Self.appendLine(summary, to: &out) } else { Self.append("(no title)", to: &out) }
+        if let location = listing.location, !location.isEmpty {
+            Self.append(" @ ", to: &out)
+            Self.appendLine(location, to: &out)
+        }
+        var firstLink = true
+        listing.forEachLink { _, uri in
+            guard firstLink else { return }
+            firstLink = false
+            Self.append(" <", to: &out)
+            Self.appendLine(uri, to: &out)
+            out.append(UInt8(ascii: ">"))
+        }
+        if listing.isToDo { Self.append(" [to-do]", to: &out) }
+        if let status = listing.status, ASCII.equalsIgnoringCase(PackedListing.string(status), "CANCELLED") {
+            Self.append(" [cancelled]", to: &out)
+        }
+        if displayZone == nil, !listing.isAllDay, let zoneName = listing.zoneName {
+            Self.append(" (", to: &out)
+            Self.appendLine(zoneName, to: &out)
+            out.append(UInt8(ascii: ")"))
+        }
+        out.append(0x0A)
+    }
+
+    /// ``TerminalText/line(_:maximumLength:)`` of bytes: copied when nothing in them is
+    /// shown escaped.
+    private static func appendLine(_ text: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        if text.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) {
+            out.append(contentsOf: TerminalText.line(PackedListing.string(text)).utf8)
+        } else {
+            out.append(contentsOf: text)
+        }
+    }
+
+    private static func appendClock(_ time: TimeOfDay, to out: inout [UInt8]) {
+        appendDigits(time.hour, 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(time.minute, 2, to: &out)
+        if time.second != 0 {
+            out.append(UInt8(ascii: ":"))
+            appendDigits(time.second, 2, to: &out)
+        }
+    }
+
+    private func displayedLocal(local: Int64, form: UInt8, instant: Int64) -> LocalDateTime {
+        if form & 4 == 0, let displayZone { return displayZone.local(at: instant) }
+        return LocalDateTime(secondsSinceEpoch: local)
     }
 
     static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -355,18 +473,5 @@ public struct OccurrenceFormatter: Sendable {
         calendar.components = items
         calendar.components = TimeZoneExport.timeZones(neededBy: [calendar]) + items
         return calendar
-    }
-}
-
-extension String {
-    func padding(toLength length: Int) -> String {
-        let count = self.count
-        return count >= length ? self : self + String(repeating: " ", count: length - count)
-    }
-
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var out = ""
-        for character in self { if character == target { out += replacement } else { out.append(character) } }
-        return out
     }
 }

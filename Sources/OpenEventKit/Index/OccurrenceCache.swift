@@ -262,7 +262,7 @@ enum OccurrenceCache {
             let listing = row.listing
             try occurrence.execute(arguments: [row.zone, row.week, listing.startInstant, row.key.collection, row.key.name,
                                                row.ordinal, row.kind, listing.endInstant,
-                                               Data(ListingPayload.encode(listing, recurrenceLocal: row.recurrenceLocal))])
+                                               Data(Self.payload(listing, recurrenceLocal: row.recurrenceLocal))])
         }
         let note = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO note (collection, name, readDiagnostics, zoneDiagnostics) VALUES (?, ?, ?, ?)
@@ -281,30 +281,19 @@ enum OccurrenceCache {
         for entry in rows.weeks { try week.execute(arguments: [entry.zone, entry.week]) }
     }
 
-    /// A date-time's form (0 floating, 1 UTC, 2 with a TZID; plus 4 for a date) and TZID.
-    static func form(_ value: DateTime) -> (form: Int64, zone: String?) {
-        let date: Int64 = value.isDate ? 4 : 0
-        switch value.zone {
-        case .floating: return (date, nil)
-        case .utc: return (date + 1, nil)
-        case .identifier(let tzid): return (date + 2, tzid)
-        }
-    }
-
-    /// The date-time of a stored form.
-    static func dateTime(local: Int64, form: Int64, zone: String?) -> DateTime {
-        var value = DateTime(LocalDateTime(secondsSinceEpoch: local))
-        value.isDate = form & 4 != 0
-        switch form & 3 {
-        case 1: value.zone = .utc
-        case 2: value.zone = .identifier(zone ?? "")
-        default: value.zone = .floating
-        }
-        return value
+    /// The `listing` blob of an `occurrence` row: what an ``OccurrenceListing`` holds besides
+    /// its instants, component kind and source (which are columns or follow from them), in one
+    /// value, so that reading a row is one column rather than sixteen. The layout is
+    /// ``PackedListings``' payload (its version 2; version 1 had no conference links).
+    static func payload(_ listing: OccurrenceListing, recurrenceLocal: Int64) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + listing.uid.utf8.count + (listing.summary?.utf8.count ?? 0) + (listing.location?.utf8.count ?? 0))
+        PackedListings.appendPayload(listing, recurrenceLocal: recurrenceLocal, to: &out)
+        return out
     }
 
     /// The component name of a kind bit.
-    static func componentName(_ kind: Int64) -> String {
+    static func componentName(_ kind: Int64) -> StaticString {
         switch kind {
         case ItemKinds.todo.rawValue: "VTODO"
         case ItemKinds.journal.rawValue: "VJOURNAL"
@@ -324,6 +313,16 @@ package struct CachedListings: Sendable {
     package var filledWeeks: Int
 }
 
+/// ``CachedListings`` packed (see ``StoreIndex/cachedPackedListings(window:collections:kinds:floatingZone:)``).
+package struct CachedPackedListings: Sendable {
+    /// The occurrences, sorted as ``OccurrenceQuery`` sorts its matches.
+    package var listings: PackedListings
+    /// As ``CachedListings/diagnostics``.
+    package var diagnostics: [Diagnostic]
+    /// As ``CachedListings/filledWeeks``.
+    package var filledWeeks: Int
+}
+
 extension StoreIndex {
     /// The occurrences in a window, from the occurrence cache (see ``OccurrenceCache``),
     /// filling the weeks of the window that are not cached yet. Call ``refresh(scan:)``
@@ -334,6 +333,16 @@ extension StoreIndex {
     ///   while the weeks were being filled): run the query over the candidates instead.
     package func cachedListings(window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
                                 floatingZone: any TimeZoneRules) throws(StoreError) -> CachedListings? {
+        guard let cached = try cachedPackedListings(window: window, collections: collections, kinds: kinds,
+                                                    floatingZone: floatingZone) else { return nil }
+        return CachedListings(listings: cached.listings.listings(), diagnostics: cached.diagnostics, filledWeeks: cached.filledWeeks)
+    }
+
+    /// ``cachedListings(window:collections:kinds:floatingZone:)`` packed: the same listings in
+    /// the same order, for output without decoding every field (`ical query`'s text, JSON
+    /// and CSV).
+    package func cachedPackedListings(window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
+                                      floatingZone: any TimeZoneRules) throws(StoreError) -> CachedPackedListings? {
         guard let zoneKey = OccurrenceCache.key(for: floatingZone), !window.isEmpty,
               window.count <= OccurrenceCache.longestCachedWindow,
               window.lowerBound >= -62_135_596_800, window.upperBound <= 253_402_300_800 else { return nil }
@@ -398,13 +407,12 @@ extension StoreIndex {
             for entry in direct {
                 result.notes.append((entry.key, entry.read, entry.query))
                 for (listing, recurrenceLocal, ordinal) in entry.listings {
-                    result.found.append(Found(listing: listing, key: entry.key, ordinal: ordinal,
-                                              recurrenceLocal: recurrenceLocal, week: Int64.min))
+                    result.append(listing, key: entry.key, ordinal: ordinal, recurrenceLocal: recurrenceLocal)
                 }
             }
         }
-        return CachedListings(listings: result.sortedListings(), diagnostics: result.diagnostics(),
-                              filledWeeks: missing.count)
+        return CachedPackedListings(listings: result.sortedListings(), diagnostics: result.diagnostics(),
+                                    filledWeeks: missing.count)
     }
 
     /// Computes the rows of runs of weeks: the candidates of each run, each read once and
@@ -437,53 +445,148 @@ extension StoreIndex {
         return rows
     }
 
-    /// One occurrence read from the cache (or expanded now), with its sort keys.
+    /// One occurrence read from the cache (or expanded now): its record in the packed
+    /// listings and its sort keys.
     fileprivate struct Found {
-        var listing: OccurrenceListing
-        var key: ItemKey
-        var ordinal: Int
+        var startInstant: Int64
+        var endInstant: Int64
         var recurrenceLocal: Int64
         /// The week of the row (`Int64.min` for an occurrence expanded now).
         var week: Int64
+        var ordinal: Int
+        /// Where the record starts in the packed bytes.
+        var record: Int
+        /// The UID's and the item file name's bytes in the packed bytes.
+        var uid: Range<Int>
+        var name: Range<Int>
+        /// The collection's rank among the collections read (their names sorted).
+        var collection: Int
+        /// Whether the UID and the file name are ASCII (compared as bytes; other text as
+        /// strings, which compare canonically equivalent text as equal).
+        var isASCII: Bool
     }
 
     /// What the cache's tables hold for a window.
     fileprivate struct ReadResult {
+        var packed = PackedListings()
         var found: [Found] = []
         var notes: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic])] = []
         var uncached: [ItemKey] = []
+        /// The collections of the records, in the order first read.
+        var collections: [String] = []
+
+        /// The index of a collection in ``collections``, added when new.
+        mutating func collectionIndex(_ bytes: UnsafeRawBufferPointer) -> Int {
+            if let known = collections.firstIndex(where: { $0.utf8.elementsEqual(bytes) }) { return known }
+            collections.append(String(decoding: bytes, as: UTF8.self))
+            return collections.count - 1
+        }
+
+        /// Adds a stored row; false when its payload cannot be read.
+        mutating func append(payload: UnsafeRawBufferPointer, startInstant: Int64, endInstant: Int64,
+                             componentName: StaticString, collection: Int, name: UnsafeRawBufferPointer,
+                             ordinal: Int, week: Int64) -> Bool {
+            let record = packed.bytes.count
+            var folder = collections[collection]
+            let appended = folder.withUTF8 { folder in
+                packed.append(payload: payload, startInstant: startInstant, endInstant: endInstant,
+                              componentName: componentName, folder: UnsafeRawBufferPointer(folder), name: name)
+            }
+            guard appended else { return false }
+            found(record: record, collection: collection, ordinal: ordinal, week: week)
+            return true
+        }
+
+        /// Adds an occurrence expanded now.
+        mutating func append(_ listing: OccurrenceListing, key: ItemKey, ordinal: Int, recurrenceLocal: Int64) {
+            var listing = listing
+            listing.source = key.description
+            let record = packed.bytes.count
+            packed.append(listing, recurrenceLocal: recurrenceLocal)
+            let collection = key.collection.utf8.withContiguousStorageIfAvailable { collectionIndex(UnsafeRawBufferPointer($0)) }
+                ?? collectionIndex(UnsafeRawBufferPointer(start: nil, count: 0))
+            found(record: record, collection: collection, ordinal: ordinal, week: Int64.min)
+        }
+
+        /// Records the sort keys of the record just packed at `record`.
+        private mutating func found(record: Int, collection: Int, ordinal: Int, week: Int64) {
+            let collectionBytes = collections[collection].utf8.count
+            let entry: Found = packed.bytes.withUnsafeBytes { bytes in
+                let listing = PackedListing(bytes, at: record)!
+                let base = bytes.baseAddress!
+                let uidStart = listing.uid.baseAddress.map { $0 - base } ?? record
+                // The source is `collection/name`.
+                let source = listing.source!
+                let sourceStart = source.baseAddress.map { $0 - base } ?? record
+                let nameStart = sourceStart + collectionBytes + 1
+                let uid = uidStart..<(uidStart + listing.uid.count)
+                let name = nameStart..<(sourceStart + source.count)
+                let isASCII = !listing.uid.contains { $0 >= 0x80 } && !bytes[name].contains { $0 >= 0x80 }
+                return Found(startInstant: listing.startInstant, endInstant: listing.endInstant,
+                             recurrenceLocal: listing.recurrenceLocal, week: week, ordinal: ordinal, record: record,
+                             uid: uid, name: name, collection: collection, isASCII: isASCII)
+            }
+            found.append(entry)
+        }
 
         /// Sorted as ``OccurrenceQuery`` sorts (start, end, UID, RECURRENCE-ID's local time,
         /// then the order found: collection, file name, order in the item), each occurrence
         /// once (one found in several weeks is kept from the earliest).
-        func sortedListings() -> [OccurrenceListing] {
-            // Sort positions (not the large values), by integers first.
-            let starts = found.map { $0.listing.startInstant }, ends = found.map { $0.listing.endInstant }
-            let order = found.withUnsafeBufferPointer { found in
-                Array(found.indices).sorted { i, j in
-                    if starts[i] != starts[j] { return starts[i] < starts[j] }
-                    if ends[i] != ends[j] { return ends[i] < ends[j] }
-                    let a = found[i], b = found[j]
-                    if a.listing.uid != b.listing.uid { return a.listing.uid < b.listing.uid }
-                    if a.recurrenceLocal != b.recurrenceLocal { return a.recurrenceLocal < b.recurrenceLocal }
-                    if a.key.collection != b.key.collection { return a.key.collection < b.key.collection }
-                    if a.key.name != b.key.name { return a.key.name < b.key.name }
-                    if a.week != b.week { return a.week < b.week }
-                    return a.ordinal < b.ordinal
+        func sortedListings() -> PackedListings {
+            // The collections' order as strings compare.
+            let ranks: [Int] = {
+                let order = collections.indices.sorted { collections[$0] < collections[$1] }
+                var ranks = Array(repeating: 0, count: collections.count)
+                for (rank, index) in order.enumerated() { ranks[index] = rank }
+                return ranks
+            }()
+            var listings = packed
+            listings.bytes.withUnsafeBytes { bytes in
+                /// -1, 0 or 1 as the two texts compare (as strings unless both rows are ASCII).
+                func compare(_ a: Range<Int>, _ b: Range<Int>, ascii: Bool) -> Int {
+                    let left = UnsafeRawBufferPointer(rebasing: bytes[a]), right = UnsafeRawBufferPointer(rebasing: bytes[b])
+                    if ascii {
+                        let common = min(left.count, right.count)
+                        if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                            let result = memcmp(l, r, common)
+                            if result != 0 { return result < 0 ? -1 : 1 }
+                        }
+                        return left.count == right.count ? 0 : left.count < right.count ? -1 : 1
+                    }
+                    let l = String(decoding: left, as: UTF8.self), r = String(decoding: right, as: UTF8.self)
+                    return l == r ? 0 : l < r ? -1 : 1
                 }
-            }
-            var listings: [OccurrenceListing] = []
-            listings.reserveCapacity(order.count)
-            var groupWeek: Int64?
-            for (position, index) in order.enumerated() {
-                let sameGroup = position > 0 && {
-                    let previous = order[position - 1]
-                    guard starts[previous] == starts[index] && ends[previous] == ends[index] else { return false }
-                    let a = found[previous], b = found[index]
-                    return a.listing.uid == b.listing.uid && a.recurrenceLocal == b.recurrenceLocal && a.key == b.key
-                }()
-                if !sameGroup { groupWeek = found[index].week }
-                if found[index].week == groupWeek { listings.append(found[index].listing) }
+                /// The order up to the item: 0 when both are the same occurrence of the same item.
+                func compareOccurrence(_ a: Found, _ b: Found) -> Int {
+                    if a.startInstant != b.startInstant { return a.startInstant < b.startInstant ? -1 : 1 }
+                    if a.endInstant != b.endInstant { return a.endInstant < b.endInstant ? -1 : 1 }
+                    let ascii = a.isASCII && b.isASCII
+                    let uid = compare(a.uid, b.uid, ascii: ascii)
+                    if uid != 0 { return uid }
+                    if a.recurrenceLocal != b.recurrenceLocal { return a.recurrenceLocal < b.recurrenceLocal ? -1 : 1 }
+                    if a.collection != b.collection, ranks[a.collection] != ranks[b.collection] {
+                        return ranks[a.collection] < ranks[b.collection] ? -1 : 1
+                    }
+                    return compare(a.name, b.name, ascii: ascii)
+                }
+                let order = found.withUnsafeBufferPointer { found in
+                    Array(found.indices).sorted { i, j in
+                        let a = found[i], b = found[j]
+                        let occurrence = compareOccurrence(a, b)
+                        if occurrence != 0 { return occurrence < 0 }
+                        if a.week != b.week { return a.week < b.week }
+                        return a.ordinal < b.ordinal
+                    }
+                }
+                var offsets: [Int] = []
+                offsets.reserveCapacity(order.count)
+                var groupWeek: Int64?
+                for (position, index) in order.enumerated() {
+                    let sameGroup = position > 0 && compareOccurrence(found[order[position - 1]], found[index]) == 0
+                    if !sameGroup { groupWeek = found[index].week }
+                    if found[index].week == groupWeek { offsets.append(found[index].record) }
+                }
+                listings.offsets = offsets
             }
             return listings
         }
@@ -512,11 +615,7 @@ extension StoreIndex {
         // Read with SQLite's own calls: a month of a large store is thousands of rows, and
         // GRDB's generic row decoding costs more than the query.
         let handle = statement.sqliteStatement
-        func text(_ column: Int32) -> String {
-            guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
-        }
-        var collectionNames: [String] = []   // one String per collection
+        var allowed: [Bool] = []   // by collection index
         result.found.reserveCapacity(4096)
         defer { sqlite3_reset(handle) }
         while true {
@@ -525,25 +624,19 @@ extension StoreIndex {
             guard step == SQLITE_ROW else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: step), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
             }
-            let collectionBytes = UnsafeRawBufferPointer(start: sqlite3_column_text(handle, 0), count: Int(sqlite3_column_bytes(handle, 0)))
-            let collection: String
-            if let known = collectionNames.first(where: { $0.utf8.elementsEqual(collectionBytes) }) {
-                collection = known
-            } else {
-                collection = text(0)
-                collectionNames.append(collection)
-            }
-            guard collections.contains(collection) else { continue }
-            let name = text(1)
+            let collection = result.collectionIndex(UnsafeRawBufferPointer(start: sqlite3_column_text(handle, 0),
+                                                                          count: Int(sqlite3_column_bytes(handle, 0))))
+            if collection == allowed.count { allowed.append(collections.contains(result.collections[collection])) }
+            guard allowed[collection] else { continue }
+            let name = UnsafeRawBufferPointer(start: sqlite3_column_text(handle, 1), count: Int(sqlite3_column_bytes(handle, 1)))
             let payload = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 6), count: Int(sqlite3_column_bytes(handle, 6)))
-            guard let (listing, recurrenceLocal) = ListingPayload.decode(
-                payload, startInstant: sqlite3_column_int64(handle, 4), endInstant: sqlite3_column_int64(handle, 5),
-                componentName: OccurrenceCache.componentName(sqlite3_column_int64(handle, 3)), source: collection + "/" + name) else {
+            guard result.append(payload: payload, startInstant: sqlite3_column_int64(handle, 4),
+                                endInstant: sqlite3_column_int64(handle, 5),
+                                componentName: OccurrenceCache.componentName(sqlite3_column_int64(handle, 3)),
+                                collection: collection, name: name, ordinal: Int(sqlite3_column_int64(handle, 2)),
+                                week: sqlite3_column_int64(handle, 7)) else {
                 throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "an occurrence row of the index cannot be read")
             }
-            result.found.append(Found(listing: listing, key: ItemKey(collection: collection, name: name),
-                                      ordinal: Int(sqlite3_column_int64(handle, 2)), recurrenceLocal: recurrenceLocal,
-                                      week: sqlite3_column_int64(handle, 7)))
         }
         // The candidates' diagnostics, and the items to expand now.
         func isCandidate(_ row: Row, from column: Int) -> Bool {
@@ -578,92 +671,5 @@ extension StoreIndex {
             result.notes.append((key, read, zones))
         }
         return result
-    }
-}
-
-/// The `listing` blob of an `occurrence` row: what an ``OccurrenceListing`` holds besides
-/// its instants, component kind and source (which are columns or follow from them), in one
-/// value, so that reading a row is one column rather than sixteen.
-///
-/// Layout (integers little-endian): version byte 1; `Int64` RECURRENCE-ID local time, start
-/// local time, end local time; `UInt8` start form, end form (see ``OccurrenceCache/form(_:)``)
-/// and flags (1 all-day, 2 start offset present, 4 end offset present); `Int32` start and end
-/// offsets when present; then eight strings, each a `UInt32` byte count (`0xFFFFFFFF` for
-/// none) and its UTF-8 bytes: UID, RECURRENCE-ID text, summary, location, status, start
-/// TZID, end TZID, zone name; then a `UInt8` count of conference links (RFC 7986
-/// `CONFERENCE`) and, for each, two strings: its label and its URI. Version 1 had no links.
-enum ListingPayload {
-    static let version: UInt8 = 2
-
-    static func encode(_ listing: OccurrenceListing, recurrenceLocal: Int64) -> [UInt8] {
-        var out: [UInt8] = [version]
-        out.reserveCapacity(64 + listing.uid.utf8.count + (listing.summary?.utf8.count ?? 0) + (listing.location?.utf8.count ?? 0))
-        func integer<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        func text(_ value: String?) {
-            guard let value else { return integer(UInt32.max) }
-            integer(UInt32(value.utf8.count))
-            out.append(contentsOf: value.utf8)
-        }
-        let start = OccurrenceCache.form(listing.start), end = OccurrenceCache.form(listing.end)
-        integer(recurrenceLocal)
-        integer(listing.start.local.secondsSinceEpoch)
-        integer(listing.end.local.secondsSinceEpoch)
-        out.append(UInt8(start.form))
-        out.append(UInt8(end.form))
-        out.append((listing.isAllDay ? 1 : 0) | (listing.startOffset != nil ? 2 : 0) | (listing.endOffset != nil ? 4 : 0))
-        if let offset = listing.startOffset { integer(Int32(clamping: offset)) }
-        if let offset = listing.endOffset { integer(Int32(clamping: offset)) }
-        for value in [listing.uid, listing.recurrenceIdentifier, listing.summary, listing.location, listing.status,
-                      start.zone, end.zone, listing.zoneName] {
-            text(value)
-        }
-        let links = listing.conferences.prefix(Int(UInt8.max))
-        out.append(UInt8(links.count))
-        for link in links {
-            text(link.label)
-            text(link.uri)
-        }
-        return out
-    }
-
-    /// The listing of a blob, or nil when the blob is not one this version wrote.
-    static func decode(_ bytes: UnsafeRawBufferPointer, startInstant: Int64, endInstant: Int64, componentName: String,
-                       source: String) -> (OccurrenceListing, recurrenceLocal: Int64)? {
-        var position = 0
-        func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
-            guard position + MemoryLayout<T>.size <= bytes.count else { return nil }
-            defer { position += MemoryLayout<T>.size }
-            return T(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: T.self))
-        }
-        func text() -> String?? {
-            guard let count = integer(UInt32.self) else { return nil }
-            if count == UInt32.max { return .some(nil) }
-            guard position + Int(count) <= bytes.count else { return nil }
-            defer { position += Int(count) }
-            return .some(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(count))]), as: UTF8.self))
-        }
-        guard integer(UInt8.self) == version, let recurrenceLocal = integer(Int64.self), let startLocal = integer(Int64.self),
-              let endLocal = integer(Int64.self), let startForm = integer(UInt8.self), let endForm = integer(UInt8.self),
-              let flags = integer(UInt8.self) else { return nil }
-        var startOffset: Int?, endOffset: Int?
-        if flags & 2 != 0 { guard let value = integer(Int32.self) else { return nil }; startOffset = Int(value) }
-        if flags & 4 != 0 { guard let value = integer(Int32.self) else { return nil }; endOffset = Int(value) }
-        guard let uid = text(), let uid, let recurrenceText = text(), let summary = text(), let location = text(),
-              let status = text(), let startZone = text(), let endZone = text(), let zoneName = text(),
-              let linkCount = integer(UInt8.self) else { return nil }
-        var conferences: [OccurrenceListing.ConferenceLink] = []
-        for _ in 0..<linkCount {
-            guard let label = text(), let uri = text(), let uri else { return nil }
-            conferences.append(OccurrenceListing.ConferenceLink(label: label, uri: uri))
-        }
-        guard position == bytes.count else { return nil }
-        let listing = OccurrenceListing(
-            uid: uid, recurrenceIdentifier: recurrenceText, summary: summary, location: location, status: status,
-            componentName: componentName,
-            start: OccurrenceCache.dateTime(local: startLocal, form: Int64(startForm), zone: startZone),
-            end: OccurrenceCache.dateTime(local: endLocal, form: Int64(endForm), zone: endZone),
-            startInstant: startInstant, endInstant: endInstant, startOffset: startOffset, endOffset: endOffset,
-            zoneName: zoneName, isAllDay: flags & 1 != 0, source: source, conferences: conferences)
-        return (listing, recurrenceLocal)
     }
 }

@@ -211,13 +211,25 @@ extension EKEventStore {
                                    kinds: Set<ComponentKind> = [.event, .todo, .journal],
                                    floatingZone: any TimeZoneRules,
                                    includingCancelled: Bool = false) -> (listings: [OccurrenceListing], diagnostics: [Diagnostic]) {
+        let result = occurrencePackedListings(in: window, calendars: calendars, kinds: kinds, floatingZone: floatingZone,
+                                              includingCancelled: includingCancelled)
+        return (result.listings.listings(), result.diagnostics)
+    }
+
+    /// ``occurrenceListings(in:calendars:kinds:floatingZone:includingCancelled:)`` packed: the
+    /// same listings in the same order, for output without decoding every field (`ical
+    /// query`'s text, JSON and CSV).
+    package func occurrencePackedListings(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
+                                          kinds: Set<ComponentKind> = [.event, .todo, .journal],
+                                          floatingZone: any TimeZoneRules,
+                                          includingCancelled: Bool = false) -> (listings: PackedListings, diagnostics: [Diagnostic]) {
         let (collections, effectiveKinds) = readableCollections(calendars: calendars, kinds: kinds)
         return lock.withLock {
             state.diagnostics = []
             if !includingCancelled, usesIndex, state.items.isEmpty, !effectiveKinds.isEmpty, let index = currentIndex() {
                 do throws(StoreError) {
-                    if let cached = try index.cachedListings(window: window, collections: Set(collections),
-                                                             kinds: effectiveKinds, floatingZone: floatingZone) {
+                    if let cached = try index.cachedPackedListings(window: window, collections: Set(collections),
+                                                                   kinds: effectiveKinds, floatingZone: floatingZone) {
                         return (cached.listings, state.diagnostics + cached.diagnostics)
                     }
                 } catch {
@@ -227,7 +239,7 @@ extension EKEventStore {
             }
             let result = matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone,
                                  includingCancelled: includingCancelled)
-            return (result.matches.map(OccurrenceListing.init), result.diagnostics)
+            return (PackedListings(result.matches.map(OccurrenceListing.init)), result.diagnostics)
         }
     }
 

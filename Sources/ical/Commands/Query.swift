@@ -147,14 +147,15 @@ extension ICal {
                 return
             } else {
                 // Listings: the store's occurrence cache answers most windows without reading items.
-                var (listings, diagnostics, _) = try source.listings(in: window, kinds: kinds, zone: zone, includingCancelled: includeCancelled,
-                                                                  readingToDos: component.contains(.VTODO), gate: gate)
+                // Written from packed listings: no String for each field of each occurrence.
+                var (listings, diagnostics) = try source.packedListings(in: window, kinds: kinds, zone: zone,
+                                                                        includingCancelled: includeCancelled,
+                                                                        readingToDos: component.contains(.VTODO), gate: gate)
                 diagnostics.forEach { printError($0.description) }
-                if let limit, listings.count > limit { listings = Array(listings.prefix(limit)) }
-                let text = format == .json ? formatter.json(listings)
-                    : format == .csv ? formatter.csv(listings)
-                    : formatter.agenda(listings, color: output.output == "-" && isatty(1) == 1)
-                try FileIOBridge.write(text, to: output.output)
+                if let limit, listings.count > limit { listings.offsets = Array(listings.offsets.prefix(limit)) }
+                let bytes = formatter.bytes(listings, as: format == .json ? .json : format == .csv ? .csv
+                                                : .agenda(color: output.output == "-" && isatty(1) == 1))
+                try FileIOBridge.write(bytes, to: output.output)
             }
         }
 
@@ -175,16 +176,22 @@ extension ICal {
 enum FileIOBridge {
     static func write(_ text: String, to path: String) throws {
         if path == "-" {
-            do {
-                try FileIO.writeStandardOutput(text)
-            } catch {
-                printError("\(error)")
-                throw ExitCode(1)
-            }
-            return
+            try reporting { () throws(ICalError) in try FileIO.writeStandardOutput(text) }
+        } else {
+            try write(Array(text.utf8), to: path)
         }
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        try reporting { () throws(ICalError) in
+            if path == "-" { try FileIO.writeStandardOutput(bytes) } else { try ICalWriter.writeFileAtomically(bytes, to: path) }
+        }
+    }
+
+    /// Runs a write; its error is printed and the exit status is 1.
+    private static func reporting(_ body: () throws(ICalError) -> Void) throws {
         do {
-            try ICalWriter.writeFileAtomically(Array(text.utf8), to: path)
+            try body()
         } catch {
             printError("\(error)")
             throw ExitCode(1)

@@ -1,0 +1,302 @@
+/// Occurrence listings packed one after another into one byte buffer, so that a long listing
+/// (a store's month is tens of thousands of occurrences) can be sorted and written as JSON,
+/// CSV or an agenda without a `String` for every field of every occurrence.
+///
+/// Each record is: `Int64` start and end instants, the component name and the source as
+/// strings, then the listing's payload, the layout the query index stores for an occurrence
+/// (see ``appendPayload(_:recurrenceLocal:to:)``). Integers are little-endian; a string is a
+/// `UInt32` byte count (`0xFFFFFFFF` for none) and its UTF-8 bytes. The order of ``offsets``
+/// is the order of the listing: sorting or dropping records touches only the offsets.
+package struct PackedListings: Sendable {
+    /// The records, back to back.
+    package private(set) var bytes: [UInt8] = []
+    /// Where each listing's record starts in ``bytes``, in the listing's order.
+    package var offsets: [Int] = []
+
+    /// An empty listing.
+    package init() {}
+
+    /// Packs listings in their order.
+    package init(_ listings: [OccurrenceListing]) {
+        bytes.reserveCapacity(listings.count * 200)
+        offsets.reserveCapacity(listings.count)
+        for listing in listings { append(listing) }
+    }
+
+    /// The number of listings.
+    package var count: Int { offsets.count }
+
+    /// Appends a listing (its RECURRENCE-ID's local time is not shown by any format: 0).
+    package mutating func append(_ listing: OccurrenceListing, recurrenceLocal: Int64 = 0) {
+        offsets.append(bytes.count)
+        Self.integer(listing.startInstant, to: &bytes)
+        Self.integer(listing.endInstant, to: &bytes)
+        Self.text(listing.componentName, to: &bytes)
+        Self.text(listing.source, to: &bytes)
+        Self.appendPayload(listing, recurrenceLocal: recurrenceLocal, to: &bytes)
+    }
+
+    /// Appends a record from a stored payload and the columns stored beside it; the source is
+    /// `folder/name`. Returns false (and appends nothing) when the payload is not one
+    /// ``appendPayload(_:recurrenceLocal:to:)`` wrote.
+    package mutating func append(payload: UnsafeRawBufferPointer, startInstant: Int64, endInstant: Int64,
+                                 componentName: StaticString, folder: UnsafeRawBufferPointer,
+                                 name: UnsafeRawBufferPointer) -> Bool {
+        guard PackedListing.isPayload(payload) else { return false }
+        offsets.append(bytes.count)
+        Self.integer(startInstant, to: &bytes)
+        Self.integer(endInstant, to: &bytes)
+        componentName.withUTF8Buffer { name in
+            Self.integer(UInt32(name.count), to: &bytes)
+            bytes.append(contentsOf: name)
+        }
+        Self.integer(UInt32(folder.count + 1 + name.count), to: &bytes)
+        bytes.append(contentsOf: folder)
+        bytes.append(UInt8(ascii: "/"))
+        bytes.append(contentsOf: name)
+        bytes.append(contentsOf: payload)
+        return true
+    }
+
+    /// Calls `body` with a view of every listing, in order.
+    package func forEach(_ body: (PackedListing) throws -> Void) rethrows {
+        try bytes.withUnsafeBytes { buffer in
+            for offset in offsets {
+                // Records were validated when appended.
+                try body(PackedListing(buffer, at: offset)!)
+            }
+        }
+    }
+
+    /// The listings, decoded.
+    package func listings() -> [OccurrenceListing] {
+        var result: [OccurrenceListing] = []
+        result.reserveCapacity(count)
+        forEach { result.append($0.listing()) }
+        return result
+    }
+
+    // MARK: The payload
+
+    /// The payload's layout version (the query index stores it; version 1 had no links).
+    package static let payloadVersion: UInt8 = 2
+
+    /// Appends a listing's payload: what it holds besides its instants, component name and
+    /// source. Layout: the version byte; `Int64` RECURRENCE-ID local time, start local time,
+    /// end local time; `UInt8` start form, end form (0 floating, 1 UTC, 2 with a TZID; plus 4
+    /// for a date) and flags (1 all-day, 2 start offset present, 4 end offset present); `Int32`
+    /// start and end offsets when present; eight strings: UID, RECURRENCE-ID text, summary,
+    /// location, status, start TZID, end TZID, zone name; then a `UInt8` count of conference
+    /// links (RFC 7986 `CONFERENCE`) and, for each, two strings: its label and its URI.
+    package static func appendPayload(_ listing: OccurrenceListing, recurrenceLocal: Int64, to out: inout [UInt8]) {
+        out.append(payloadVersion)
+        let start = form(listing.start), end = form(listing.end)
+        integer(recurrenceLocal, to: &out)
+        integer(listing.start.local.secondsSinceEpoch, to: &out)
+        integer(listing.end.local.secondsSinceEpoch, to: &out)
+        out.append(start.form)
+        out.append(end.form)
+        out.append((listing.isAllDay ? 1 : 0) | (listing.startOffset != nil ? 2 : 0) | (listing.endOffset != nil ? 4 : 0))
+        if let offset = listing.startOffset { integer(Int32(clamping: offset), to: &out) }
+        if let offset = listing.endOffset { integer(Int32(clamping: offset), to: &out) }
+        for value in [listing.uid, listing.recurrenceIdentifier, listing.summary, listing.location, listing.status,
+                      start.zone, end.zone, listing.zoneName] {
+            text(value, to: &out)
+        }
+        let links = listing.conferences.prefix(Int(UInt8.max))
+        out.append(UInt8(links.count))
+        for link in links {
+            text(link.label, to: &out)
+            text(link.uri, to: &out)
+        }
+    }
+
+    /// A date-time's form (0 floating, 1 UTC, 2 with a TZID; plus 4 for a date) and TZID.
+    package static func form(_ value: DateTime) -> (form: UInt8, zone: String?) {
+        let date: UInt8 = value.isDate ? 4 : 0
+        switch value.zone {
+        case .floating: return (date, nil)
+        case .utc: return (date + 1, nil)
+        case .identifier(let tzid): return (date + 2, tzid)
+        }
+    }
+
+    /// The date-time of a stored form.
+    package static func dateTime(local: Int64, form: UInt8, zone: String?) -> DateTime {
+        var value = DateTime(LocalDateTime(secondsSinceEpoch: local))
+        value.isDate = form & 4 != 0
+        switch form & 3 {
+        case 1: value.zone = .utc
+        case 2: value.zone = .identifier(zone ?? "")
+        default: value.zone = .floating
+        }
+        return value
+    }
+
+    private static func integer<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+    }
+
+    private static func text(_ value: String?, to out: inout [UInt8]) {
+        guard var value else { return integer(UInt32.max, to: &out) }
+        value.withUTF8 { bytes in
+            integer(UInt32(bytes.count), to: &out)
+            out.append(contentsOf: bytes)
+        }
+    }
+}
+
+/// One listing of ``PackedListings``, read in place: its strings are views into the buffer,
+/// valid only inside the closure that handed the listing out.
+package struct PackedListing {
+    package var startInstant: Int64
+    package var endInstant: Int64
+    package var componentName: UnsafeRawBufferPointer
+    package var source: UnsafeRawBufferPointer?
+    package var recurrenceLocal: Int64
+    package var startLocal: Int64
+    package var endLocal: Int64
+    package var startForm: UInt8
+    package var endForm: UInt8
+    package var isAllDay: Bool
+    package var startOffset: Int?
+    package var endOffset: Int?
+    package var uid: UnsafeRawBufferPointer
+    package var recurrenceIdentifier: UnsafeRawBufferPointer?
+    package var summary: UnsafeRawBufferPointer?
+    package var location: UnsafeRawBufferPointer?
+    package var status: UnsafeRawBufferPointer?
+    package var startZone: UnsafeRawBufferPointer?
+    package var endZone: UnsafeRawBufferPointer?
+    package var zoneName: UnsafeRawBufferPointer?
+    /// The conference links' bytes: `linkCount` pairs of strings (label, URI).
+    package var links: UnsafeRawBufferPointer
+    package var linkCount: Int
+
+    /// An empty view, filled by ``read(_:)``.
+    private init() {
+        startInstant = 0; endInstant = 0
+        componentName = UnsafeRawBufferPointer(start: nil, count: 0)
+        recurrenceLocal = 0; startLocal = 0; endLocal = 0
+        startForm = 0; endForm = 0; isAllDay = false
+        uid = UnsafeRawBufferPointer(start: nil, count: 0)
+        links = UnsafeRawBufferPointer(start: nil, count: 0)
+        linkCount = 0
+    }
+
+    /// Reads the record at `offset`, or nil when it is not whole.
+    package init?(_ buffer: UnsafeRawBufferPointer, at offset: Int) {
+        self.init()
+        var cursor = Cursor(buffer: buffer, position: offset)
+        guard let start = cursor.integer(Int64.self), let end = cursor.integer(Int64.self),
+              let component = cursor.text(), let component, let source = cursor.text() else { return nil }
+        startInstant = start
+        endInstant = end
+        componentName = component
+        self.source = source
+        guard readPayload(&cursor) else { return nil }
+    }
+
+    /// Whether `payload` is exactly one payload of the current layout.
+    static func isPayload(_ payload: UnsafeRawBufferPointer) -> Bool {
+        var view = PackedListing()
+        var cursor = Cursor(buffer: payload, position: 0)
+        return view.readPayload(&cursor) && cursor.position == payload.count
+    }
+
+    /// Reads the payload's fields at the cursor; false when they are not whole.
+    private mutating func readPayload(_ cursor: inout Cursor) -> Bool {
+        guard cursor.integer(UInt8.self) == PackedListings.payloadVersion, let recurrenceLocal = cursor.integer(Int64.self),
+              let startLocal = cursor.integer(Int64.self), let endLocal = cursor.integer(Int64.self),
+              let startForm = cursor.integer(UInt8.self), let endForm = cursor.integer(UInt8.self),
+              let flags = cursor.integer(UInt8.self) else { return false }
+        self.recurrenceLocal = recurrenceLocal
+        self.startLocal = startLocal
+        self.endLocal = endLocal
+        self.startForm = startForm
+        self.endForm = endForm
+        isAllDay = flags & 1 != 0
+        if flags & 2 != 0 { guard let value = cursor.integer(Int32.self) else { return false }; startOffset = Int(value) }
+        if flags & 4 != 0 { guard let value = cursor.integer(Int32.self) else { return false }; endOffset = Int(value) }
+        guard let uid = cursor.text(), let uid, let recurrenceIdentifier = cursor.text(), let summary = cursor.text(),
+              let location = cursor.text(), let status = cursor.text(), let startZone = cursor.text(),
+              let endZone = cursor.text(), let zoneName = cursor.text(), let linkCount = cursor.integer(UInt8.self) else { return false }
+        self.uid = uid
+        self.recurrenceIdentifier = recurrenceIdentifier
+        self.summary = summary
+        self.location = location
+        self.status = status
+        self.startZone = startZone
+        self.endZone = endZone
+        self.zoneName = zoneName
+        let linksStart = cursor.position
+        for _ in 0..<Int(linkCount) {
+            // A link's URI is never missing.
+            guard cursor.text() != nil, let uri = cursor.text(), uri != nil else { return false }
+        }
+        links = UnsafeRawBufferPointer(rebasing: cursor.buffer[linksStart..<cursor.position])
+        self.linkCount = Int(linkCount)
+        return true
+    }
+
+    /// The conference links: label (nil when none) and URI.
+    package func forEachLink(_ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer) -> Void) {
+        var cursor = Cursor(buffer: links, position: 0)
+        for _ in 0..<linkCount {
+            guard let label = cursor.text(), let uri = cursor.text(), let uri else { return }
+            body(label, uri)
+        }
+    }
+
+    /// The start as a date-time (its TZID included).
+    package var start: DateTime {
+        PackedListings.dateTime(local: startLocal, form: startForm, zone: startZone.map(Self.string))
+    }
+
+    /// The end as a date-time (its TZID included).
+    package var end: DateTime {
+        PackedListings.dateTime(local: endLocal, form: endForm, zone: endZone.map(Self.string))
+    }
+
+    /// The listing, decoded.
+    package func listing() -> OccurrenceListing {
+        var conferences: [OccurrenceListing.ConferenceLink] = []
+        forEachLink { label, uri in
+            conferences.append(OccurrenceListing.ConferenceLink(label: label.map(Self.string), uri: Self.string(uri)))
+        }
+        return OccurrenceListing(
+            uid: Self.string(uid), recurrenceIdentifier: recurrenceIdentifier.map(Self.string), summary: summary.map(Self.string),
+            location: location.map(Self.string), status: status.map(Self.string), componentName: Self.string(componentName),
+            start: start, end: end, startInstant: startInstant, endInstant: endInstant, startOffset: startOffset,
+            endOffset: endOffset, zoneName: zoneName.map(Self.string), isAllDay: isAllDay, source: source.map(Self.string),
+            conferences: conferences)
+    }
+
+    /// Whether the component is a to-do.
+    package var isToDo: Bool { componentName.elementsEqual("VTODO".utf8) }
+
+    package static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads integers and strings of a record.
+    private struct Cursor {
+        let buffer: UnsafeRawBufferPointer
+        var position: Int
+
+        mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
+            guard position + MemoryLayout<T>.size <= buffer.count else { return nil }
+            defer { position += MemoryLayout<T>.size }
+            return T(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: T.self))
+        }
+
+        /// A string: nil when the record ends first, `.some(nil)` for none.
+        mutating func text() -> UnsafeRawBufferPointer?? {
+            guard let count = integer(UInt32.self) else { return nil }
+            if count == UInt32.max { return .some(nil) }
+            guard position + Int(count) <= buffer.count else { return nil }
+            defer { position += Int(count) }
+            return .some(UnsafeRawBufferPointer(rebasing: buffer[position..<(position + Int(count))]))
+        }
+    }
+}
