@@ -23,7 +23,6 @@ let package = Package(
             providers: [.apt(["libical-dev"]), .brew(["libical"])]),
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         // Libraries

@@ -140,8 +140,10 @@ package final class HTTPFunnel: Sendable {
             throw RemoteError(.insecure, "plain http to another machine would send the password and the calendars unencrypted; use https, or --allow-insecure-http if you must",
                               url: Self.redacted(baseURL))
         }
-        guard let handle = CurlConnection() else {
-            throw RemoteError(.network, "libcurl could not be initialised", url: Self.redacted(baseURL))
+        let handle: CurlConnection
+        switch CurlConnection.make() {
+        case .success(let made): handle = made
+        case .failure(let problem): throw RemoteError(.network, problem.message, url: Self.redacted(baseURL))
         }
         origin = baseURL
         if let user, let password {
@@ -222,9 +224,29 @@ package final class HTTPFunnel: Sendable {
     }
 }
 
-/// libcurl's process-wide set-up, done once before the first handle (it is not thread-safe
-/// itself; a global's initialiser runs exactly once). 3 is `CURL_GLOBAL_ALL` (SSL and Win32).
-private let curlInitialised: Bool = curl_global_init(3) == CURLE_OK
+/// libcurl, loaded on the first request (see `Sources/CCurl/shim.h`: it is not linked, so
+/// that offline commands do not load its thirty libraries), with its process-wide set-up
+/// done once before the first handle (neither is thread-safe itself; a global's
+/// initialiser runs exactly once). 3 is `CURL_GLOBAL_ALL` (SSL and Win32). The failure is
+/// what to tell the user.
+private nonisolated(unsafe) let curlLibrary: Result<UnsafePointer<CCurl_library>, CurlUnavailable> = {
+    let library = UnsafeMutablePointer<CCurl_library>.allocate(capacity: 1)
+    library.initialize(to: CCurl_library())
+    var error = [CChar](repeating: 0, count: 512)
+    guard CCurl_load(library, &error, error.count) == 0 else {
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return .failure(CurlUnavailable(message: "libcurl could not be loaded (\(reason)); install it: apt-get install libcurl4"))
+    }
+    guard library.pointee.global_init!(3) == CURLE_OK else {
+        return .failure(CurlUnavailable(message: "libcurl could not be initialised (curl_global_init)"))
+    }
+    return .success(UnsafePointer(library))
+}()
+
+/// Why libcurl cannot be used.
+private struct CurlUnavailable: Error {
+    var message: String
+}
 
 /// One libcurl easy handle: its connection, TLS session and DNS caches live across
 /// requests. Used only under ``HTTPFunnel``'s lock.
@@ -244,77 +266,88 @@ private final class CurlConnection {
     }
 
     private let handle: UnsafeMutableRawPointer
+    private let curl: UnsafePointer<CCurl_library>
 
-    init?() {
-        guard curlInitialised, let handle = curl_easy_init() else { return nil }
-        self.handle = handle
+    /// A new handle, or why there is none.
+    static func make() -> Result<CurlConnection, CurlUnavailable> {
+        curlLibrary.flatMap { curl in
+            guard let handle = curl.pointee.easy_init!() else {
+                return .failure(CurlUnavailable(message: "libcurl could not make a connection handle (curl_easy_init)"))
+            }
+            return .success(CurlConnection(handle: handle, curl: curl))
+        }
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    private init(handle: UnsafeMutableRawPointer, curl: UnsafePointer<CCurl_library>) {
+        self.handle = handle
+        self.curl = curl
+    }
+
+    deinit { curl.pointee.easy_cleanup!(handle) }
 
     func perform(method: String, url: String, headers: [String: String], body: Data?,
                  limits: HTTPFunnel.Limits) -> Result<Response, Problem> {
         // Every option is set anew for each request; the connection cache survives a reset.
-        curl_easy_reset(handle)
+        curl.pointee.easy_reset!(handle)
         let transfer = Transfer(limit: limits.maximumResponseBytes, headerLimit: limits.maximumHeaderLines)
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         var list: UnsafeMutablePointer<curl_slist>?
         // No `Expect: 100-continue` (a round trip for nothing), no chunked bodies.
         for line in headers.map({ "\($0.key): \($0.value)" }).sorted() + ["Expect:", "Transfer-Encoding:"] {
-            list = curl_slist_append(list, line)
+            list = curl.pointee.slist_append!(list, line)
         }
-        defer { curl_slist_free_all(list) }
+        defer { curl.pointee.slist_free_all!(list) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var status = 0
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
             var ok = true
             func set(_ result: CURLcode) { if result != CURLE_OK { ok = false } }
-            set(CCurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
-            set(CCurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress))
-            set(CCurl_setopt_string(handle, CURLOPT_URL, url))
-            set(CCurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
-            set(CCurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
-            set(CCurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
-            set(CCurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_NOSIGNAL, 1))
+            set(CCurl_setopt_pointer(curl, handle, CURLOPT_ERRORBUFFER, errors.baseAddress))
+            set(CCurl_setopt_string(curl, handle, CURLOPT_URL, url))
+            set(CCurl_setopt_string(curl, handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_FOLLOWLOCATION, 0))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_SSL_VERIFYPEER, 1))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_SSL_VERIFYHOST, 2))
             let seconds = max(1, Int(limits.timeout.rounded(.up)))
-            set(CCurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, max(1, Int(limits.connectTimeout.rounded(.up)))))
-            set(CCurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
-            set(CCurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, seconds))
-            set(CCurl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumResponseBytes)))
-            set(CCurl_setopt_string(handle, CURLOPT_USERAGENT, "OpenEventKit"))
-            set(CCurl_setopt_list(handle, CURLOPT_HTTPHEADER, list))
-            set(CCurl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody))
-            set(CCurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context.toOpaque()))
-            set(CCurl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, receiveHeader))
-            set(CCurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context.toOpaque()))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_CONNECTTIMEOUT, max(1, Int(limits.connectTimeout.rounded(.up)))))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_LOW_SPEED_TIME, seconds))
+            set(CCurl_setopt_offset(curl, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumResponseBytes)))
+            set(CCurl_setopt_string(curl, handle, CURLOPT_USERAGENT, "OpenEventKit"))
+            set(CCurl_setopt_list(curl, handle, CURLOPT_HTTPHEADER, list))
+            set(CCurl_setopt_callback(curl, handle, CURLOPT_WRITEFUNCTION, receiveBody))
+            set(CCurl_setopt_pointer(curl, handle, CURLOPT_WRITEDATA, context.toOpaque()))
+            set(CCurl_setopt_callback(curl, handle, CURLOPT_HEADERFUNCTION, receiveHeader))
+            set(CCurl_setopt_pointer(curl, handle, CURLOPT_HEADERDATA, context.toOpaque()))
             if let body {
-                set(CCurl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                set(CCurl_setopt_offset(curl, handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
                 body.withUnsafeBytes { bytes in
                     // An empty body still needs a valid pointer: curl would otherwise read
                     // the request body from standard input.
                     let empty: StaticString = ""
-                    set(CCurl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS,
+                    set(CCurl_setopt_string(curl, handle, CURLOPT_COPYPOSTFIELDS,
                                             bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
                                                 ?? UnsafeRawPointer(empty.utf8Start).assumingMemoryBound(to: CChar.self)))
                 }
             } else if method == "GET" {
-                set(CCurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
+                set(CCurl_setopt_long(curl, handle, CURLOPT_HTTPGET, 1))
             }
-            if method != "GET" && method != "POST" { set(CCurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method)) }
-            guard ok else { curl_easy_reset(handle); return CURLE_FAILED_INIT }
-            let code = curl_easy_perform(handle)
-            _ = CCurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            if method != "GET" && method != "POST" { set(CCurl_setopt_string(curl, handle, CURLOPT_CUSTOMREQUEST, method)) }
+            guard ok else { curl.pointee.easy_reset!(handle); return CURLE_FAILED_INIT }
+            let code = curl.pointee.easy_perform!(handle)
+            _ = CCurl_getinfo_long(curl, handle, CURLINFO_RESPONSE_CODE, &status)
             // The handle must not keep pointers to the error buffer, the header list or the
             // transfer past this scope; the reset keeps the connection.
-            curl_easy_reset(handle)
+            curl.pointee.easy_reset!(handle)
             return code
         }
         if let problem = transfer.problem { return .failure(problem) }
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge) }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(.transport(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
+            return .failure(.transport(detail.isEmpty ? curl.pointee.easy_strerror!(code).map { String(cString: $0) } ?? "error \(code.rawValue)" : detail))
         }
         return .success(Response(status: status, headers: transfer.headers, body: transfer.body))
     }
