@@ -7,6 +7,7 @@ extension ICal {
     /// `ical calendars`: the store's calendars and reminder lists.
     struct Calendars: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "calendars",
             abstract: "List, create, remove the store's calendars, or choose the default one.",
             discussion: """
                 A calendar is a folder of the store (a vdir collection: its title in
@@ -29,6 +30,7 @@ extension ICal.Calendars {
     /// `ical calendars list`.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the calendars: identifier, kind, colour, title; * marks the defaults.",
             discussion: """
                 Examples:
@@ -58,6 +60,7 @@ extension ICal.Calendars {
     /// `ical calendars create`.
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a calendar (or, with --reminders, a reminder list).",
             discussion: """
                 Examples:
@@ -99,6 +102,7 @@ extension ICal.Calendars {
     /// `ical calendars remove`.
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a calendar and everything in it.",
             discussion: """
                 Examples:
@@ -125,6 +129,7 @@ extension ICal.Calendars {
     /// `ical calendars default`.
     struct Default: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "default",
             abstract: "Make a calendar the default for new events (or a list for new reminders).",
             discussion: """
                 Examples:

@@ -5,6 +5,7 @@ extension ICal {
     /// `ical convert`: reads calendars and writes them in another format, repaired or split.
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "convert",
             abstract: "Convert calendars between formats, repair them, or split them into one file per event.",
             discussion: """
                 Reads iCalendar or jCal (RFC 7265; detected from the content) and writes the

@@ -7,6 +7,7 @@ extension ICal {
     /// `ical events`: add or remove single events in the store.
     struct Events: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "events",
             abstract: "Add an event to the store, or remove one.",
             discussion: """
                 Examples:
@@ -25,6 +26,7 @@ extension ICal.Events {
     /// `ical events add`.
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add an event (write-only access is enough).",
             discussion: """
                 Times are read in --tz (else the system zone). The event goes to the
@@ -112,6 +114,7 @@ extension ICal.Events {
     /// `ical events remove`.
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove an event, one occurrence of it, or it from an occurrence on (full access).",
             discussion: """
                 The identifier is what `ical events add` printed, or the `source` of

@@ -58,6 +58,7 @@ extension ICal.Extensions {
     /// `ical extensions add`.
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Register a virtual conference extension by its Info.plist.",
             discussion: """
                 Registering again (the same CFBundleIdentifier) replaces the earlier entry.
@@ -89,6 +90,7 @@ extension ICal.Extensions {
     /// `ical extensions list`.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the registered virtual conference extensions.",
             discussion: """
                 One line each: the name, the bundle identifier and the executable. With
@@ -128,6 +130,7 @@ extension ICal.Extensions {
     /// `ical extensions remove`.
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Unregister a virtual conference extension.",
             discussion: """
                 Events that already have a conference keep it.

@@ -7,6 +7,7 @@ extension ICal {
     /// `ical import`: files into the store, as one all-or-nothing batch.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Add the events and to-dos of .ics or jCal files to the store.",
             discussion: """
                 Every UID becomes one item file (its series, its overrides and the time
@@ -62,6 +63,7 @@ extension ICal {
     /// `ical export`: the store's items as one calendar file.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the store's events and to-dos as one .ics (or jCal) file.",
             discussion: """
                 Items are written as they are stored, every property and parameter kept,

@@ -6,6 +6,7 @@ extension ICal {
     /// `ical lessons`: a recurring lesson calendar from options or a YAML term specification.
     struct Lessons: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lessons",
             abstract: "Generate a recurring lesson calendar, holidays left out.",
             discussion: """
                 Each lesson slot becomes one VEVENT with a weekly RRULE: DTSTART on the first

@@ -7,6 +7,7 @@ extension ICal {
     /// `ical privacy`: the Settings screen for apps' access to calendars and reminders.
     struct Privacy: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "privacy",
             abstract: "See and change which apps may use your calendars and reminders.",
             discussion: """
                 The decisions live in the store's .openeventkit/authorizations.json (mode
@@ -75,6 +76,7 @@ extension ICal.Privacy {
     /// `ical privacy status`.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show every app's access, or one app's.",
             discussion: """
                 One block per app, sorted by bundle identifier: its status for events and
@@ -156,6 +158,7 @@ extension ICal.Privacy {
     /// `ical privacy grant`.
     struct Grant: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "grant",
             abstract: "Give an app access, as the Settings screen does.",
             discussion: """
                 Records the decision as made in settings; the app is not asked. Reminders
@@ -218,6 +221,7 @@ extension ICal.Privacy {
     /// `ical privacy revoke`.
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Take an app's access away (its status becomes denied).",
             discussion: """
                 Without --events or --reminders both are revoked. A denied app is not asked
@@ -262,6 +266,7 @@ extension ICal.Privacy {
     /// `ical privacy reset`.
     struct Reset: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract: "Forget an app's decisions, or every app's, so they are asked again.",
             discussion: """
                 The statuses go back to notDetermined; the next request shows the prompt.
@@ -307,6 +312,7 @@ extension ICal.Privacy {
     /// `ical privacy restrict`.
     struct Restrict: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restrict",
             abstract: "Restrict an app by policy: no access, never asked, whatever was decided.",
             discussion: """
                 Examples:
@@ -331,6 +337,7 @@ extension ICal.Privacy {
     /// `ical privacy unrestrict`.
     struct Unrestrict: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unrestrict",
             abstract: "Lift an app's restriction; its recorded decisions apply again.",
             discussion: """
                 Examples:
@@ -359,6 +366,7 @@ extension ICal.Privacy {
     /// `ical privacy request`.
     struct Request: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "request",
             abstract: "Ask for access as an app would, showing the system prompt on the terminal.",
             discussion: """
                 Acts as the app whose Info.plist is given and makes the request its code

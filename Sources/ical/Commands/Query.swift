@@ -7,6 +7,7 @@ extension ICal {
     /// `ical query`: the occurrences of events, to-dos and journal entries in a window.
     struct Query: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "query",
             abstract: "List the occurrences in a time window, recurring series expanded.",
             discussion: """
                 A moment is a year, month, day, hour, minute or second (2026, 2026-12,

@@ -7,6 +7,7 @@ extension ICal {
     /// `ical sources`: the CalDAV accounts and subscribed feeds the store mirrors.
     struct Sources: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sources",
             abstract: "Add, list and remove CalDAV accounts and subscribed calendar feeds.",
             discussion: """
                 Each remote calendar is mirrored in the store as a calendar folder, so every
@@ -36,6 +37,7 @@ extension ICal {
     /// `ical sync`: both ways, every source or the named ones.
     struct Sync: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Sync the store's CalDAV calendars both ways and refresh its subscribed feeds.",
             discussion: """
                 For each CalDAV calendar: what changed on the server comes down (RFC 6578
@@ -130,6 +132,7 @@ extension ICal.Sources {
     /// `ical sources add caldav|subscription`.
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a CalDAV account (its calendars are found and mirrored) or a subscribed feed.",
             discussion: """
                 caldav: discovery as clients do it: /.well-known/caldav (RFC 6764), else the
@@ -198,7 +201,7 @@ extension ICal.Sources {
 
     /// `ical sources list`.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the sources and their calendars.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the sources and their calendars.")
         @OptionGroup var storeOptions: StoreAppOptions
 
         func run() throws {
@@ -224,6 +227,7 @@ extension ICal.Sources {
     /// `ical sources remove`.
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a source and its mirrored calendars from the store (the server is not touched).",
             discussion: "Asks on the terminal first; --yes skips the question (needed without a terminal).")
         @Argument(help: "The source's name.") var name: String

@@ -53,6 +53,7 @@ extension ICal.Suggestions {
     /// `ical suggestions list`.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the pending suggestions, oldest first.",
             discussion: """
                 Examples:
@@ -72,6 +73,7 @@ extension ICal.Suggestions {
     /// `ical suggestions accept`.
     struct Accept: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Add a suggestion to your calendar as an event.",
             discussion: """
                 The event gets the suggestion's title, time (in its time zone), location
@@ -148,6 +150,7 @@ extension ICal.Suggestions {
     /// `ical suggestions dismiss`.
     struct Dismiss: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "dismiss",
             abstract: "Remove a suggestion without adding it.",
             discussion: """
                 Examples:

@@ -6,6 +6,7 @@ extension ICal {
     /// and rule.
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Check iCalendar files and report every problem with its file, line and rule.",
             discussion: """
                 Prints one line per problem, FILE:LINE: SEVERITY: [RULE] MESSAGE, then a

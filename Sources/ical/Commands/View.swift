@@ -7,6 +7,7 @@ extension ICal {
     /// `ical view`: a month or a week as a grid, on the terminal or as a printable page.
     struct View: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "view",
             abstract: "Show a month or a week as a grid, on the terminal or as a printable page.",
             discussion: """
                 ical view month [WHEN] [INPUT...] shows the month of WHEN as a grid, each
@@ -48,6 +49,7 @@ extension ICal {
         /// `ical view month`.
         struct Month: ViewCommand {
             static let configuration = CommandConfiguration(
+                commandName: "month",
                 abstract: "Show the month of WHEN (default: this month) as a grid.",
                 discussion: """
                     Examples:
@@ -68,6 +70,7 @@ extension ICal {
         /// `ical view week`.
         struct Week: ViewCommand {
             static let configuration = CommandConfiguration(
+                commandName: "week",
                 abstract: "Show the week of WHEN (default: this week) with a row per hour.",
                 discussion: """
                     Examples:
