@@ -166,9 +166,16 @@ def generate(seed, cases, ics_path, json_path):
         if again != [start]:
             continue
         specs.append({"uid": f"rule-{len(specs):04d}", "rule": rule, "start": start.strftime("%Y%m%dT%H%M%S")})
-    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//OpenEventKit//Conformance rules//EN"]
+    write_rules(specs, "Conformance rules", ics_path, json_path)
+
+
+def write_rules(specs, title, ics_path, json_path):
+    """One VCALENDAR with a VEVENT per rule (DTSTART floating, or with the spec's TZID), and
+    the specs as JSON."""
+    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", f"PRODID:-//OpenEventKit//{title}//EN"]
     for spec in specs:
-        lines += ["BEGIN:VEVENT", f"UID:{spec['uid']}", "DTSTAMP:20240101T000000Z", f"DTSTART:{spec['start']}",
+        dtstart = f"DTSTART;TZID={spec['tzid']}:{spec['start']}" if spec.get("tzid") else f"DTSTART:{spec['start']}"
+        lines += ["BEGIN:VEVENT", f"UID:{spec['uid']}", "DTSTAMP:20240101T000000Z", dtstart,
                   f"RRULE:{spec['rule']}", "END:VEVENT"]
     lines.append("END:VCALENDAR")
     with open(ics_path, "w") as handle:
@@ -247,15 +254,7 @@ def generate_dst(seed, cases, ics_path, json_path):
             continue
         specs.append({"uid": f"dst-{len(specs):04d}", "rule": rule, "start": start.strftime("%Y%m%dT%H%M%S"),
                       "tzid": tzid, "dateutil_rule": rule_for_dateutil(rule, tzid)})
-    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//OpenEventKit//Conformance DST rules//EN"]
-    for spec in specs:
-        lines += ["BEGIN:VEVENT", f"UID:{spec['uid']}", "DTSTAMP:20240101T000000Z",
-                  f"DTSTART;TZID={spec['tzid']}:{spec['start']}", f"RRULE:{spec['rule']}", "END:VEVENT"]
-    lines.append("END:VCALENDAR")
-    with open(ics_path, "w") as handle:
-        handle.write("\r\n".join(lines) + "\r\n")
-    with open(json_path, "w") as handle:
-        json.dump(specs, handle, indent=0)
+    write_rules(specs, "Conformance DST rules", ics_path, json_path)
 
 
 def rule_for_dateutil(rule, tzid):
