@@ -457,3 +457,4 @@ say "bench: table written to $RESULTS"
 if [ "${BENCH_STORE:-1}" = 1 ]; then sh "$here/store.sh"; fi   # store benchmarks (issue 8): Benchmarks/store.sh; BENCH_STORE=0 skips them
 if [ "${BENCH_FLOOR:-1}" = 1 ]; then sh "$here/query-floor.sh"; fi   # warm queries at the floor (issue 15): Benchmarks/query-floor.sh; BENCH_FLOOR=0 skips it
 if [ "${BENCH_CALDAV:-1}" = 1 ]; then sh "$here/caldav.sh"; fi  # CalDAV sync against vdirsyncer (issue 13): Benchmarks/caldav.sh; BENCH_CALDAV=0 skips it
+if [ "${BENCH_RULES:-1}" = 1 ]; then sh "$here/rules.sh"; fi    # rule expansion against libical and dateutil (issue 19): Benchmarks/rules.sh; BENCH_RULES=0 skips it

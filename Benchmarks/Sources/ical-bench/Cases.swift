@@ -16,7 +16,7 @@ struct BenchFailure: Error, CustomStringConvertible {
 }
 
 enum Cases {
-    static let all: [BenchCase] = [read, write, expand]
+    static let all: [BenchCase] = [read, write, expand, rules]
 
     /// ICalReader over the whole file: `parse_ms`.
     static let read = BenchCase(name: "read", summary: "ICalReader().read of the whole file (parse_ms)") { path, bytes, _ in

@@ -42,9 +42,10 @@ final class CandidateStream {
             let iterationStart = jump ?? dtstart
             let budget = meter.budget
             let (stepsSpan, overflow) = Int64(budget.maximumIteratorSteps)
-                .multipliedReportingOverflow(by: rule.frequency.periodSeconds * Int64(rule.interval))
+                .multipliedReportingOverflow(by: rule.frequency.periodSeconds)
             // The Swift engine skips periods that cannot match and counts its own work, so
-            // only libical's iterator (RSCALE rules) needs the span sized by its steps.
+            // only libical's iterator (RSCALE rules) needs the span sized by its steps: one
+            // step a period, as it expands with INTERVAL=1 (CalendarScaleIntervalFilter).
             let span = rule.value("RSCALE") == nil || overflow ? budget.maximumSpan : min(stepsSpan, budget.maximumSpan)
             let cap = iterationStart.adding(seconds: span)
             var desiredEnd = highLocal

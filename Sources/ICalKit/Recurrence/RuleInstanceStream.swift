@@ -27,6 +27,8 @@ enum UntilVerdict {
 /// ``RulePeriodEngine`` for Gregorian rules, which needs none of the fixes below, or, for
 /// RSCALE rules (RFC 7529), from libical's iterator with its known errors fixed in Swift:
 ///
+/// - INTERVAL is counted in the rule's calendar (``CalendarScaleIntervalFilter``); libical
+///   expands with INTERVAL=1.
 /// - COUNT is applied here, after the fixes below, with DTSTART counting as one instance
 ///   even when it does not match the rule; libical only sees the rule without COUNT.
 /// - UNTIL is applied here (by instant, date or wall clock, see ``UntilVerdict``); libical
@@ -44,6 +46,8 @@ final class RuleInstanceStream {
     private var iterator: LibicalRecurrenceIterator?
     /// The Swift engine for Gregorian rules; nil for RSCALE rules, which libical expands.
     private var engine: RulePeriodEngine?
+    /// INTERVAL of an RSCALE rule, applied to libical's INTERVAL=1 expansion.
+    private var intervalFilter: CalendarScaleIntervalFilter?
 
     private let weeklySetPositions: [Int]
     private let weekStart: Int
@@ -85,6 +89,7 @@ final class RuleInstanceStream {
         if let engine = RulePeriodEngine(rule: rule, dtstart: dtstart, isDate: isDate, jumpTo: jumpTo, stop: end, meter: meter) {
             // Gregorian rules: the Swift engine, which needs none of the fixes below.
             self.engine = engine
+            self.intervalFilter = nil
             self.weeklySetPositions = []
             self.weekNumbers = []
             self.weekNumberDays = []
@@ -157,8 +162,16 @@ final class RuleInstanceStream {
         let pad = rule.frequency.periodSeconds * Int64(rule.interval)
         let libicalUntil = rawStop.adding(seconds: min(pad, 400 * 86_400))
         if let jumpTarget = jump, jumpTarget <= libicalStart { jump = nil }
-        self.iterator = LibicalRecurrenceIterator.make(rule: libicalRule.text, start: libicalStart, isDate: isDate,
-                                                       until: libicalUntil, jumpTo: jump)
+        // libical 3.0.16 counts INTERVAL wrongly in some calendars (RSCALE=CHINESE): it
+        // expands with INTERVAL=1 and the filter counts the periods (CalendarScaleInterval).
+        self.intervalFilter = CalendarScaleIntervalFilter(rule: rule, dtstart: dtstart, isDate: isDate,
+                                                          until: libicalUntil, jumpTo: jump, meter: meter)
+        if intervalFilter != nil { libicalRule = libicalRule.removing(["INTERVAL"]) }
+        // Without the filter (libical refused the rule's calendar), libical would count
+        // INTERVAL itself, wrongly: the rule gives nothing beyond DTSTART.
+        self.iterator = rule.interval > 1 && intervalFilter == nil ? nil
+            : LibicalRecurrenceIterator.make(rule: libicalRule.text, start: libicalStart, isDate: isDate,
+                                             until: libicalUntil, jumpTo: jump)
     }
 
     /// The next instance, or nil when the rule, its UNTIL or COUNT, the stop point or the
@@ -239,10 +252,12 @@ final class RuleInstanceStream {
         exhausted = true
         iterator = nil
         engine = nil
+        intervalFilter = nil
     }
 
     // Stage 1: weekly BYSETPOS.
     private func acceptRaw(_ local: LocalDateTime) {
+        if let intervalFilter, !intervalFilter.keeps(local) { return }
         guard !weeklySetPositions.isEmpty else { acceptUnordered(local); return }
         let key = Self.startOfWeek(local.date, weekStart: weekStart).daysSinceEpoch
         if key != weekGroupKey { flushWeekGroup() }

@@ -82,6 +82,10 @@ final class RulePeriodEngine {
     private(set) var ranOutOfSteps = false
 
     private var masks: [Int: [Bool]] = [:]
+    /// The mask last used and the day number of its January 1: most days asked for lie in
+    /// the same year as the one before, which then needs no date conversion or lookup.
+    private var lastMask: [Bool] = []
+    private var lastMaskFirst = 0
     private var scanned = 0
 
     /// A rule the engine cannot expand (an RSCALE rule, or FREQ unknown) gives nil.
@@ -305,6 +309,15 @@ final class RulePeriodEngine {
             }
             guard first <= stopDay else { isFinished = true; return [] }
             cursor += Int64(interval)
+            if !weekYears, !needsMask, let byMonth {
+                // Only the months BYMONTH keeps (DTSTART's for a plain YEARLY rule) can match.
+                var months: [Range<Int>] = []
+                for month in 1...12 where byMonth[month] {
+                    let start = CalendarDate.daysSinceEpoch(year: year, month: month, day: 1)
+                    months.append(start..<(start + DateSyntax.daysInMonth(year: year, month: month)))
+                }
+                return instances(dayRanges: months)
+            }
             return instances(days: first..<end)
         case .monthly:
             let year = Int(cursor / 12), month = Int(cursor % 12) + 1
@@ -409,12 +422,19 @@ final class RulePeriodEngine {
     /// The instances of a period of whole days: its matching days × the times of day,
     /// then BYSETPOS.
     private func instances(days: Range<Int>) -> [LocalDateTime] {
+        instances(dayRanges: CollectionOfOne(days))
+    }
+
+    /// The same for a period whose days that can match lie in ascending ranges.
+    private func instances(dayRanges: some Sequence<Range<Int>>) -> [LocalDateTime] {
         var set: [LocalDateTime] = []
-        for day in days where dayMatches(day) {
-            let date = CalendarDate(daysSinceEpoch: day)
-            for hour in hours {
-                for minute in minutes {
-                    for second in seconds { set.append(Self.local(date, hour, minute, second)) }
+        for days in dayRanges {
+            for day in days where dayMatches(day) {
+                let date = CalendarDate(daysSinceEpoch: day)
+                for hour in hours {
+                    for minute in minutes {
+                        for second in seconds { set.append(Self.local(date, hour, minute, second)) }
+                    }
                 }
             }
         }
@@ -456,12 +476,19 @@ final class RulePeriodEngine {
             }
             return true
         }
+        if day >= lastMaskFirst && day - lastMaskFirst < lastMask.count { return lastMask[day - lastMaskFirst] }
         let date = CalendarDate(daysSinceEpoch: day)
         let first = CalendarDate.daysSinceEpoch(year: date.year, month: 1, day: 1)
-        if let mask = masks[date.year] { return mask[day - first] }
-        if masks.count >= 4 { masks.removeAll(keepingCapacity: true) }
-        let mask = yearMask(date.year, first: first)
-        masks[date.year] = mask
+        let mask: [Bool]
+        if let cached = masks[date.year] {
+            mask = cached
+        } else {
+            if masks.count >= 4 { masks.removeAll(keepingCapacity: true) }
+            mask = yearMask(date.year, first: first)
+            masks[date.year] = mask
+        }
+        lastMask = mask
+        lastMaskFirst = first
         return mask[day - first]
     }
 

@@ -140,8 +140,7 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// FREQ: how often the rule repeats. Required.
     public var frequency: Frequency
-    /// INTERVAL (1...2147483647; 1...32767 with RSCALE, the range libical holds), or nil when
-    /// not written (meaning 1).
+    /// INTERVAL (1...2147483647), or nil when not written (meaning 1).
     public var interval: Int?
     /// COUNT (≥ 1): how many instances, DTSTART included. Not together with ``until``.
     public var count: Int?
@@ -274,7 +273,7 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
     /// - Throws: ``ICalError`` with code ``ICalError/Code/invalidValue``.
     public func validate() throws(ICalError) {
         if let message = validationProblem() { throw ICalError(.invalidValue, message) }
-        // libical reads a copy whose INTERVAL fits its short (only RSCALE rules use it).
+        // libical reads a copy whose INTERVAL fits its short (it never expands with INTERVAL).
         var copy = self
         if let interval, interval > Self.maximumCalendarScaleInterval { copy.interval = 1 }
         if let message = Libical.recurrenceRuleProblem(copy.libicalText) { throw ICalError(.invalidValue, message) }
@@ -284,11 +283,10 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
         if count != nil && until != nil { return "COUNT and UNTIL must not both be given" }
         if let count, !(1...Self.maximumCount).contains(count) { return "COUNT=\(count) is not a positive integer below 2^31" }
         if let interval {
-            // Gregorian rules expand in Swift (an INTERVAL of any C int); RSCALE rules in
-            // libical, which holds INTERVAL in a short.
-            let maximum = calendarScale == nil ? Self.maximumInterval : Self.maximumCalendarScaleInterval
-            if !(1...maximum).contains(interval) {
-                return "INTERVAL=\(interval) is not a positive integer up to \(maximum)"
+            // Gregorian rules expand in Swift; RSCALE rules in libical with INTERVAL=1, the
+            // INTERVAL counted in Swift (CalendarScaleIntervalFilter): any C int either way.
+            if !(1...Self.maximumInterval).contains(interval) {
+                return "INTERVAL=\(interval) is not a positive integer up to \(Self.maximumInterval)"
             }
         }
         if let until, case .identifier = until.zone {
@@ -380,10 +378,10 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// The largest COUNT libical can hold (a C `int`).
     static let maximumCount = Int(Int32.max)
-    /// The largest INTERVAL of a Gregorian rule (RFC 5545 sets no bound; a C `int`).
+    /// The largest INTERVAL (RFC 5545 sets no bound; a C `int`).
     static let maximumInterval = Int(Int32.max)
-    /// The largest INTERVAL of an RSCALE rule, which libical expands: it holds INTERVAL in
-    /// a C `short` in `struct icalrecurrencetype`.
+    /// The largest INTERVAL libical reads: it holds INTERVAL in a C `short` in
+    /// `struct icalrecurrencetype`. It only checks the grammar of copies with a smaller one.
     static let maximumCalendarScaleInterval = Int(Int16.max)
 
     // MARK: Parsing
