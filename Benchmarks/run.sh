@@ -456,3 +456,4 @@ cat "$RESULTS"
 say "bench: table written to $RESULTS"
 if [ "${BENCH_STORE:-1}" = 1 ]; then sh "$here/store.sh"; fi   # store benchmarks (issue 8): Benchmarks/store.sh; BENCH_STORE=0 skips them
 if [ "${BENCH_CALDAV:-1}" = 1 ]; then sh "$here/caldav.sh"; fi  # CalDAV sync against vdirsyncer (issue 13): Benchmarks/caldav.sh; BENCH_CALDAV=0 skips it
+if [ "${BENCH_MEMORY:-1}" = 1 ]; then sh "$here/memory.sh"; fi  # peak memory of import and convert (issue 15): Benchmarks/memory.sh; BENCH_MEMORY=0 skips it

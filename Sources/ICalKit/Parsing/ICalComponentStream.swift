@@ -9,6 +9,7 @@ import Darwin
 #endif
 
 private func openForReading(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
+private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
 
 /// Reads an iCalendar file one top-level component at a time, so that memory holds the
 /// component being read and not the file's tree: what `ical import` and `ical convert` use
@@ -98,19 +99,51 @@ public final class ICalComponentStream {
     public let reader: ICalReader
     /// The file's name in diagnostics.
     public let file: String
-    private let descriptor: Int32
+    /// The open file, or -1 after ``close()`` (reopened when needed).
+    private var descriptor: Int32
     private let size: Int
-    /// The size of the parts the file is read in.
-    static let partSize = 1 << 20
+    /// The file's identity when it was opened: a reopened file must still be the same.
+    private let identity: [Int]
+    /// The size of the parts the file is read in (package: tests read in parts of a few bytes).
+    package var partSize = 1 << 20
 
-    private init(reader: ICalReader, file: String, descriptor: Int32, size: Int) {
+    private init(reader: ICalReader, file: String, descriptor: Int32, size: Int, identity: [Int]) {
         self.reader = reader
         self.file = file
         self.descriptor = descriptor
         self.size = size
+        self.identity = identity
     }
 
-    deinit { close(descriptor) }
+    deinit { close() }
+
+    /// Closes the file; ``read(_:)`` and ``component(at:)`` open it again when called (and
+    /// fail when it is no longer the same file). A caller that keeps many streams closes
+    /// them, so that they do not hold a descriptor each.
+    public func close() {
+        if descriptor >= 0 { closeDescriptor(descriptor) }
+        descriptor = -1
+    }
+
+    private static func identity(_ info: stat) -> [Int] {
+        [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    }
+
+    /// The open descriptor, opening the file again after ``close()``.
+    private func openDescriptor() throws(ICalError) -> Int32 {
+        if descriptor >= 0 { return descriptor }
+        let reopened = openForReading(file)
+        guard reopened >= 0 else {
+            throw ICalError(.io, "cannot open: \(String(cString: strerror(errno)))", file: file)
+        }
+        var info = stat()
+        guard fstat(reopened, &info) == 0, Self.identity(info) == identity else {
+            closeDescriptor(reopened)
+            throw ICalError(.io, "the file changed while it was read; nothing was written", file: file)
+        }
+        descriptor = reopened
+        return reopened
+    }
 
     /// Opens a file for streaming, or gives nil when it is not streamed: standard input
     /// (`-`), anything but a regular file, jCal content, or a file larger than the reader's
@@ -126,10 +159,11 @@ public final class ICalComponentStream {
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= reader.limits.maxInputSize else {
-            close(descriptor)
+            closeDescriptor(descriptor)
             return nil
         }
-        let stream = ICalComponentStream(reader: reader, file: path, descriptor: descriptor, size: Int(info.st_size))
+        let stream = ICalComponentStream(reader: reader, file: path, descriptor: descriptor, size: Int(info.st_size),
+                                         identity: Self.identity(info))
         let head = try stream.bytes(0..<min(stream.size, 4096))
         return CalendarFormat.detect(head) == .iCalendar ? stream : nil
     }
@@ -153,7 +187,7 @@ public final class ICalComponentStream {
                     body(.endOfCalendar(calendar, calendarIndex: index))
                 }
             }
-            var buffer = [UInt8](repeating: 0, count: Self.partSize)
+            var buffer = [UInt8](repeating: 0, count: max(partSize, 2))
             var filled = 0
             var offset = 0
             while true {
@@ -233,6 +267,7 @@ public final class ICalComponentStream {
 
     /// One `pread` (retried on EINTR); 0 at the end of the file.
     private func readInto(_ buffer: inout [UInt8], at index: Int, count: Int, offset: Int) throws(ICalError) -> Int {
+        let descriptor = try openDescriptor()
         while true {
             let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + index, count, off_t(offset)) }
             if read >= 0 {

@@ -40,6 +40,8 @@ public final class EKImportSource {
 
     var calendars: [Calendar] = []
     var streams: [ICalComponentStream] = []
+    /// The one stream whose file is open while the import reads components again.
+    private var openStream: Int?
     /// The UIDs the defining VCALENDARs hold (``SeriesVersions/definedUIDs(_:)``).
     var definedUIDs = Set<String>()
     /// Whether any component is a VTODO.
@@ -75,6 +77,8 @@ public final class EKImportSource {
                 if index >= added.count { added.append(Calendar(header: header)) }
             }
         }
+        // Read again item by item later: no descriptor is held per file meanwhile.
+        stream.close()
         guard summary.isFaithful else { return summary }
         streams.append(stream)
         calendars += added
@@ -122,7 +126,10 @@ public final class EKImportSource {
         var component: Component
         switch entry.place {
         case .held(let held): component = held
-        case .located(let stream, let location): component = try streams[stream].component(at: location)
+        case .located(let stream, let location):
+            if let open = openStream, open != stream { streams[open].close() }
+            openStream = stream
+            component = try streams[stream].component(at: location)
         }
         if calendar.header.property(.calendarTimeZone) != nil {
             var applied = calendar.header
@@ -144,7 +151,9 @@ public final class EKImportSource {
                 var component: Component
                 switch entry.place {
                 case .held(let held): component = held
-                case .located(let stream, let location): component = try streams[stream].component(at: location)
+                case .located(let stream, let location):
+                    component = try streams[stream].component(at: location)
+                    streams[stream].close()
                 }
                 tree.components.append(component)
             }
