@@ -136,7 +136,8 @@ rows() {
                     if (!num(peak)) { printf "| %d | %s | - | failed | - | - | - | - |\n", size, label; exit }
                     mb = peak * 1024 / 1e6
                     ratio = num(base) ? sprintf("%.2f", peak / base) : "-"
-                    growth = (num(ppeak) && psize > 0) ? sprintf("%.2f", log(peak / ppeak) / log(size / psize)) : "-"
+                    growth = "-"
+                    if (num(ppeak) && psize > 0) { g = log(peak / ppeak) / log(size / psize); growth = sprintf("%.2f", (g < 0.005 && g > -0.005) ? 0 : g) }
                     verdict = "-"
                     if (size == tsize && name !~ /before/) verdict = (mb <= target ? "ok" : "MISS") " (<= " target " MB)"
                     printf "| %d | %s | %.1f | %.1f | %s | %s | %.0f | %s |\n", size, label, bytes / 1e6, mb, ratio, growth, wall, verdict
