@@ -170,6 +170,39 @@ import Testing
         #expect(store.files() == before)
     }
 
+    /// `ical import` killed (SIGKILL) while its batch writes item files: the next command
+    /// that opens the store finds it as it was or with the whole batch, never part of it.
+    @Test func aCrashHalfwayLeavesTheStoreAsItWasOrComplete() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = Store(folder: folder, name: "store")
+        try store.grant("full")
+        let count = 20_000
+        let file = try folder.write("many.ics", Self.calendar(events: (0..<count).map { "crash-\($0)" }))
+        let process = Process()
+        process.executableURL = ICalRunner.executable
+        process.arguments = ["import", file]
+        process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin", "OPENEVENTKIT_STORE": store.path,
+                               "HOME": folder.url.appendingPathComponent("home").path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let calendarFolder = store.path + "/calendar"
+        func entries() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: calendarFolder)) ?? [] }
+        try process.run()
+        // Kill it once the batch has begun writing its temporaries (or when it is done).
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < deadline && entries().filter({ $0.hasPrefix(".oek-") }).count < 50 {
+            usleep(1000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let output = try store.run(["calendars"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let items = entries().filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") }
+        #expect(items.count == 0 || items.count == count, "\(items.count) items: part of a batch")
+        #expect(entries().filter { $0.hasPrefix(".oek-") }.isEmpty)
+    }
+
     @Test func aFailureHalfwayLeavesTheStoreAsItWas() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
