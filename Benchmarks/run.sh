@@ -458,3 +458,4 @@ if [ "${BENCH_STORE:-1}" = 1 ]; then sh "$here/store.sh"; fi   # store benchmark
 if [ "${BENCH_FLOOR:-1}" = 1 ]; then sh "$here/query-floor.sh"; fi   # warm queries at the floor (issue 15): Benchmarks/query-floor.sh; BENCH_FLOOR=0 skips it
 if [ "${BENCH_CALDAV:-1}" = 1 ]; then sh "$here/caldav.sh"; fi  # CalDAV sync against vdirsyncer (issue 13): Benchmarks/caldav.sh; BENCH_CALDAV=0 skips it
 if [ "${BENCH_RULES:-1}" = 1 ]; then sh "$here/rules.sh"; fi    # rule expansion against libical and dateutil (issue 19): Benchmarks/rules.sh; BENCH_RULES=0 skips it
+if [ "${BENCH_MEMORY:-1}" = 1 ]; then sh "$here/memory.sh"; fi  # peak memory of import and convert (issue 15): Benchmarks/memory.sh; BENCH_MEMORY=0 skips it

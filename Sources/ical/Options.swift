@@ -19,12 +19,18 @@ struct ReadingOptions: ParsableArguments {
             printError("\(error)")
             throw ExitCode(1)
         }
-        result.diagnostics.forEach { printError($0.description) }
-        if strict, !result.diagnostics.isEmpty {
-            printError("ical: --strict: \(path == "-" ? "<stdin>" : path) has \(result.diagnostics.count) problem\(result.diagnostics.count == 1 ? "" : "s"); nothing written")
+        try report(result.diagnostics, of: path)
+        return result
+    }
+
+    /// Prints the diagnostics of one input on standard error; under --strict any of them
+    /// stops the command with exit status 1 (as ``read(_:)``).
+    func report(_ diagnostics: [Diagnostic], of path: String) throws {
+        diagnostics.forEach { printError($0.description) }
+        if strict, !diagnostics.isEmpty {
+            printError("ical: --strict: \(path == "-" ? "<stdin>" : path) has \(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s"); nothing written")
             throw ExitCode(1)
         }
-        return result
     }
 }
 

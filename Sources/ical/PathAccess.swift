@@ -261,6 +261,23 @@ struct StoreImport {
         }
     }
 
+    /// ``run(_:into:on:action:remindersAction:)`` of calendar data kept as bookkeeping
+    /// (`ical import`'s streamed files): the same checks, one batch written item by item.
+    func run(_ source: EKImportSource, into target: EKCalendar?, on store: EKEventStore, action: String,
+             remindersAction: String? = nil) throws -> Report {
+        if source.containsOtherThanTodos || !source.containsTodos {
+            try access.require(target == nil ? .writeOnly : .full, to: .event, on: store, for: action)
+        }
+        if source.containsTodos { try access.require(.full, to: .reminder, on: store, for: remindersAction ?? action) }
+        var progress = ProgressLine("ical: importing")
+        do {
+            return Report(try store.importCalendars(from: source, into: target) { progress.update($0, $1) })
+        } catch {
+            printError("ical: import failed, nothing was written: \(error)")
+            throw ExitCode((error as? EKError)?.code == .eventStoreNotAuthorized ? exitNoPermission : 1)
+        }
+    }
+
     /// What an import did, as one sentence.
     struct Report: CustomStringConvertible {
         let report: EKImportReport

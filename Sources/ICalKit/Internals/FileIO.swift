@@ -60,8 +60,17 @@ package enum FileIO {
     /// calls ``synchronize(folder:)`` once at the end.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644,
                                         synchronizeFolder: Bool = true) throws(ICalError) {
+        try writeAtomically(to: path, mode: mode, synchronizeFolder: synchronizeFolder) { descriptor, reported throws(ICalError) in
+            try writeAll(bytes, to: descriptor, path: reported)
+        }
+    }
+
+    /// ``writeAtomically(_:to:mode:synchronizeFolder:)`` with the content written by
+    /// `content` into a descriptor (with the path to name in errors).
+    package static func writeAtomically(to path: String, mode: mode_t = 0o644, synchronizeFolder: Bool = true,
+                                        content: (Int32, String) throws(ICalError) -> Void) throws(ICalError) {
         if path == "-" {
-            try writeAll(bytes, to: 1, path: path)
+            try content(1, path)
             return
         }
         let target = try resolvingLinks(path)
@@ -80,11 +89,11 @@ package enum FileIO {
                     throw ICalError(.io, "cannot open: \(String(cString: strerror(errno)))", file: path)
                 }
                 defer { close(descriptor) }
-                try writeAll(bytes, to: descriptor, path: path)
+                try content(descriptor, path)
                 return
             }
         }
-        try replaceAtomically(bytes, at: target, reportedAs: path, mode: mode, synchronizeFolder: synchronizeFolder)
+        try replaceAtomically(content, at: target, reportedAs: path, mode: mode, synchronizeFolder: synchronizeFolder)
     }
 
     /// The path with symbolic links in its last component followed (up to 40 links; a
@@ -110,7 +119,8 @@ package enum FileIO {
         throw ICalError(.io, "too many levels of symbolic links", file: path)
     }
 
-    private static func replaceAtomically(_ bytes: [UInt8], at path: String, reportedAs reported: String, mode: mode_t,
+    private static func replaceAtomically(_ content: (Int32, String) throws(ICalError) -> Void, at path: String,
+                                          reportedAs reported: String, mode: mode_t,
                                           synchronizeFolder: Bool) throws(ICalError) {
         let reportedPath = reported
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
@@ -127,7 +137,7 @@ package enum FileIO {
         }
         do {
             defer { close(descriptor) }
-            try writeAll(bytes, to: descriptor, path: reportedPath)
+            try content(descriptor, reportedPath)
             fchmod(descriptor, mode)
             guard fsync(descriptor) == 0 else {
                 throw ICalError(.io, "cannot flush to disk: \(String(cString: strerror(errno)))", file: reportedPath)
@@ -166,7 +176,7 @@ package enum FileIO {
         try writeAll(bytes, to: 1, path: "<stdout>")
     }
 
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
         var failure: ICalError?
         bytes.withUnsafeBytes { buffer in
             do throws(ICalError) { try writeAll(buffer, to: descriptor, path: path) } catch { failure = error }
@@ -184,5 +194,102 @@ package enum FileIO {
             }
             offset += written
         }
+    }
+}
+
+/// Output written in pieces into a temporary file, then put in place all at once with
+/// ``FileIO/writeAtomically(to:mode:synchronizeFolder:content:)``: a streamed conversion
+/// holds a megabyte of output, not all of it, and writes nothing when it fails.
+package final class SpooledOutput {
+    private let descriptor: Int32
+    private var pending: [UInt8] = []
+    private var written = 0
+    private static let flushSize = 1 << 20
+
+    /// Creates the spool: an unlinked temporary file in `$TMPDIR` (else `/tmp`).
+    package init() throws(ICalError) {
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(folder)/.ical-spool-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw ICalError(.io, "cannot create a temporary file: \(String(cString: strerror(errno)))", file: folder)
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Takes the bytes of `output` (leaving it empty), writing them out once a megabyte waits.
+    package func take(_ output: inout [UInt8]) throws(ICalError) {
+        if pending.isEmpty { swap(&pending, &output) } else { pending.append(contentsOf: output); output.removeAll(keepingCapacity: true) }
+        if pending.count >= Self.flushSize { try flush() }
+    }
+
+    /// Forgets everything written so far.
+    package func reset() throws(ICalError) {
+        pending.removeAll(keepingCapacity: true)
+        written = 0
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            throw ICalError(.io, "cannot empty a temporary file: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Forgets the bytes taken after the first `count`.
+    package func truncate(to count: Int) throws(ICalError) {
+        try flush()
+        guard count < written else { return }
+        guard ftruncate(descriptor, off_t(count)) == 0, lseek(descriptor, off_t(count), SEEK_SET) >= 0 else {
+            throw ICalError(.io, "cannot shorten a temporary file: \(String(cString: strerror(errno)))")
+        }
+        written = count
+    }
+
+    /// The bytes taken so far.
+    package var count: Int { written + pending.count }
+
+    /// Writes everything to `path` (`-`: standard output), atomically: `opening` first,
+    /// then the bytes taken, those before offset `indentedBefore` with two spaces after
+    /// each line feed (see ``CalendarStreamWriter/continueAsSeveral()``).
+    package func commit(to path: String, opening: [UInt8] = [], indentedBefore: Int = 0) throws(ICalError) {
+        try flush()
+        let total = written
+        let source = descriptor
+        try FileIO.writeAtomically(to: path) { target, reported throws(ICalError) in
+            var chunk = [UInt8](repeating: 0, count: Self.flushSize)
+            var offset = 0
+            if !opening.isEmpty { try FileIO.writeAll(opening, to: target, path: reported) }
+            while offset < indentedBefore {
+                let count = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress!, min(Self.flushSize, indentedBefore - offset), off_t(offset)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    throw ICalError(.io, "cannot read back a temporary file: \(String(cString: strerror(errno)))", file: reported)
+                }
+                var indented: [UInt8] = []
+                indented.reserveCapacity(count + count / 16)
+                for byte in chunk[0..<count] {
+                    indented.append(byte)
+                    if byte == 0x0A { indented.append(contentsOf: [0x20, 0x20]) }
+                }
+                try FileIO.writeAll(indented, to: target, path: reported)
+                offset += count
+            }
+            while offset < total {
+                let count = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress!, min(Self.flushSize, total - offset), off_t(offset)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    throw ICalError(.io, "cannot read back a temporary file: \(String(cString: strerror(errno)))", file: reported)
+                }
+                try FileIO.writeAll(Array(chunk[0..<count]), to: target, path: reported)
+                offset += count
+            }
+        }
+    }
+
+    private func flush() throws(ICalError) {
+        guard !pending.isEmpty else { return }
+        try FileIO.writeAll(pending, to: descriptor, path: "<temporary file>")
+        written += pending.count
+        pending.removeAll(keepingCapacity: true)
     }
 }

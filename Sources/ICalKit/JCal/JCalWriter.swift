@@ -94,9 +94,9 @@ public struct JCalWriter: Sendable {
 
     // MARK: Layout
 
-    private static func spaces(_ level: Int) -> [UInt8] { Array(repeating: 0x20, count: level * 2) }
+    static func spaces(_ level: Int) -> [UInt8] { Array(repeating: 0x20, count: level * 2) }
 
-    private func append(_ component: Component, to output: inout [UInt8], pretty: Bool, indent: Int) {
+    func append(_ component: Component, to output: inout [UInt8], pretty: Bool, indent: Int) {
         guard pretty else {
             JCalWriter.json(component).write(to: &output, pretty: false)
             return

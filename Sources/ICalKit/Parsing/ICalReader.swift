@@ -154,12 +154,51 @@ struct Parser {
     private var stack: [Open] = []
     private var skipDepth = 0
     private var componentCount = 0
-    private var stopped = false
-    private var componentLimitReported = false
+    private(set) var stopped = false
+    private(set) var componentLimitReported = false
+
+    // Streaming (``ICalComponentStream``): with a sink, each child of a VCALENDAR is handed
+    // to it when it closes instead of being kept, and `calendars` keeps the VCALENDARs'
+    // properties only.
+
+    /// One thing a streaming read hands out.
+    enum StreamEvent {
+        /// A child of the VCALENDAR `calendarIndex` (whose properties so far are `calendar`),
+        /// with the bytes and first line of its text.
+        case component(Component, calendar: Component, calendarIndex: Int, bytes: Range<Int>, line: Int)
+        /// The VCALENDAR `calendarIndex` closed (its properties; `children` were handed out).
+        case calendarEnd(Component, calendarIndex: Int, children: Int)
+    }
+
+    /// Where streamed components go; nil keeps the whole tree.
+    var sink: ((StreamEvent) -> Void)?
+    /// Whether the streamed events add up to the tree a whole read gives: false after a
+    /// VCALENDAR property that follows one of its children, after the reader stopped, or
+    /// after the component limit left components out.
+    private(set) var faithful = true
+    /// The offset of the buffer given to ``feed(_:isLast:)`` in the whole input.
+    var base = 0
+    /// The number of the next physical line.
+    var physicalLine = 1
+    private var lineStartOffset = 0
+    private var lineEndOffset = 0
+    private var childStart = 0
+    private var childLine = 0
+    private var calendarsClosed = 0
+    private var childrenHandedOut = 0
 
     init(reader: ICalReader, file: String?) {
         self.reader = reader
         self.file = file
+    }
+
+    /// A parser that reads the text of one child of a VCALENDAR (its bytes as a streaming
+    /// read located them) as it was read inside that VCALENDAR.
+    init(reader: ICalReader, file: String?, childAt offset: Int, line: Int) {
+        self.init(reader: reader, file: file)
+        stack = [Open(component: Component(name: ComponentKind.calendar.rawValue, line: line), kind: .calendar, synthetic: false)]
+        base = offset
+        physicalLine = line
     }
 
     // MARK: Reporting
@@ -183,6 +222,7 @@ struct Parser {
             if reader.mode == .strict { throw ICalError(cap) }
             diagnostics.append(cap)
             stopped = true
+            faithful = false
         }
     }
 
@@ -195,10 +235,18 @@ struct Parser {
                        "input is \(count) bytes, more than the limit of \(reader.limits.maxInputSize); nothing was read")
             return
         }
-        var index = 0
-        if count >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { index = 3 }
+        try feed(buffer, isLast: true)
+    }
 
-        var physicalLine = 1
+    /// Reads the next part of the input, which starts at offset ``base``: a part other than
+    /// the last ends where a content line ends (the byte after it is neither a space nor a
+    /// tab, nor the LF of a CRLF). The last part finishes the read.
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, isLast: Bool) throws(ICalError) {
+        let count = buffer.count
+        var index = 0
+        if base == 0 && count >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { index = 3 }
+
+        var physicalLine = self.physicalLine
         // The pending logical line: a range of `buffer` while unfolded, else `folded`.
         var pendingStart = -1, pendingEnd = -1, pendingLine = 0
         var pendingFolded = false, pendingTooLong = false, pendingHasNul = false
@@ -242,6 +290,8 @@ struct Parser {
 
             // Flush the pending logical line.
             if pendingStart >= 0 {
+                lineStartOffset = base + pendingStart
+                lineEndOffset = base + index
                 try flush(buffer, pendingStart, pendingEnd, pendingFolded, &folded, pendingLine,
                           tooLong: pendingTooLong, hasNul: pendingHasNul)
                 pendingStart = -1
@@ -270,10 +320,13 @@ struct Parser {
             index = next
         }
         if pendingStart >= 0 && !stopped {
+            lineStartOffset = base + pendingStart
+            lineEndOffset = base + count
             try flush(buffer, pendingStart, pendingEnd, pendingFolded, &folded, pendingLine,
                       tooLong: pendingTooLong, hasNul: pendingHasNul)
         }
-        try finish(lastLine: max(physicalLine - 1, 1))
+        self.physicalLine = physicalLine
+        if isLast { try finish(lastLine: max(physicalLine - 1, 1)) }
     }
 
     private mutating func flush(
@@ -448,11 +501,16 @@ struct Parser {
         if componentCount > reader.limits.maxComponents {
             if !componentLimitReported {
                 componentLimitReported = true
+                faithful = false
                 try report(.error, .limitExceeded, line: line, component: name,
                            "more than \(reader.limits.maxComponents) components; the rest are left out")
             }
             skipDepth = 1
             return
+        }
+        if stack.count == 1 {
+            childStart = lineStartOffset
+            childLine = line
         }
         stack.append(Open(component: Component(name: name, line: line), kind: kind, synthetic: false))
     }
@@ -467,12 +525,12 @@ struct Parser {
         while stack.count - 1 > index {
             try closeTop(line: line, missingEndBefore: "END:\(name)")
         }
-        close()
+        close(at: lineEndOffset)
     }
 
     private mutating func closeAll(before what: String, line: Int) throws(ICalError) {
         while let top = stack.last {
-            if top.synthetic && stack.count == 1 { close(); break }
+            if top.synthetic && stack.count == 1 { close(at: lineStartOffset); break }
             try closeTop(line: line, missingEndBefore: what)
         }
     }
@@ -482,13 +540,23 @@ struct Parser {
         let begun = top.component.line.map { " (BEGIN at line \($0))" } ?? ""
         try report(.error, .structure, line: line, component: top.component.name,
                    "\(what) arrived before END:\(top.component.name)\(begun); closed \(top.component.name) here and kept it")
-        close()
+        close(at: lineStartOffset)
     }
 
-    private mutating func close() {
+    /// Closes the innermost open component, whose text ends at byte `end`.
+    private mutating func close(at end: Int) {
         guard let top = stack.popLast() else { return }
         if stack.isEmpty {
             calendars.append(top.component)
+            if let sink {
+                sink(.calendarEnd(top.component, calendarIndex: calendarsClosed, children: childrenHandedOut))
+                calendarsClosed += 1
+                childrenHandedOut = 0
+            }
+        } else if let sink, stack.count == 1 {
+            sink(.component(top.component, calendar: stack[0].component, calendarIndex: calendarsClosed,
+                            bytes: childStart..<end, line: childLine))
+            childrenHandedOut += 1
         } else {
             stack[stack.count - 1].component.components.append(top.component)
         }
@@ -515,17 +583,18 @@ struct Parser {
                        problem.message)
             if problem.severity == .error { return }
         }
+        if top == 0 && childrenHandedOut > 0 { faithful = false }
         stack[top].component.properties.append(property)
     }
 
     private mutating func finish(lastLine: Int) throws(ICalError) {
-        if stopped { stack.removeAll(); return }
+        if stopped { stack.removeAll(); faithful = false; return }
         while let top = stack.last {
-            if top.synthetic && stack.count == 1 { close(); break }
+            if top.synthetic && stack.count == 1 { close(at: lineEndOffset); break }
             let begun = top.component.line.map { " (BEGIN at line \($0))" } ?? ""
             try report(.error, .structure, line: lastLine, component: top.component.name,
                        "input ended before END:\(top.component.name)\(begun); closed it at the end and kept it")
-            close()
+            close(at: lineEndOffset)
         }
         if calendars.isEmpty {
             try report(.error, .noCalendarData, line: 1,

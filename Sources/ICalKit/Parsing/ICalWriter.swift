@@ -73,7 +73,7 @@ public struct ICalWriter: Sendable {
     }
 
     /// Builds an unfolded line at the end of `output`, then folds it in place.
-    private func appendLine(to output: inout [UInt8], _ build: (inout [UInt8]) -> Void) {
+    func appendLine(to output: inout [UInt8], _ build: (inout [UInt8]) -> Void) {
         let start = output.count
         build(&output)
         let length = output.count - start

@@ -133,7 +133,7 @@ package struct Batch: Sendable {
         operations.append(.setEntityTypes(collection: collection, types: types))
     }
 
-    private static func checkItem(_ collection: String, _ name: String) throws(StoreError) {
+    static func checkItem(_ collection: String, _ name: String) throws(StoreError) {
         guard ItemFileName.isCollectionName(collection) else {
             throw StoreError(.invalidName, "'\(collection)' is not a collection identifier")
         }

@@ -89,6 +89,79 @@ extension FolderStore {
         var plan = try prepare(batch)
         do throws(StoreError) {
             try stage(&plan)
+            try writeJournal(&plan)
+        } catch {
+            // The marker stays: the next recovery looks for what this removal misses.
+            for path in plan.staged.reversed() { try? StoreSystem.removeTree(path) }
+            throw error
+        }
+        return try applyCommitted(plan)
+    }
+
+    /// ``commit(_:)`` of `batch` plus item files that `produce` hands to its `put` one at a
+    /// time, each written as a temporary at once, so that a batch of any size holds one
+    /// item's bytes and the batch's bookkeeping (names, journal steps) in memory, not every
+    /// item's bytes. The puts are checked as ``Batch/putBytes(_:into:name:expecting:)``
+    /// and ``commit(_:)`` check theirs, and come after the batch's own item changes in the
+    /// journal. Any error, of a put or thrown by `produce`, fails the whole batch with
+    /// nothing written; the guarantees of ``commit(_:)`` hold as they are.
+    package func commit(
+        _ batch: Batch,
+        streaming produce: (_ put: (_ collection: String, _ name: String, _ bytes: [UInt8], _ expecting: Batch.Expectation) throws(StoreError) -> Void) throws -> Void
+    ) throws -> CommitResult {
+        try StoreSystem.makeFolder(metadataFolder)
+        let lock = try StoreSystem.lockExclusively(lockPath)
+        defer { StoreSystem.unlock(lock) }
+        try recoverLocked()
+
+        var plan = try prepare(batch)
+        do {
+            try stage(&plan)
+            var renames: [StoreJournal.Step] = []
+            try produce { collection, name, bytes, expecting throws(StoreError) in
+                try Batch.checkItem(collection, name)
+                let key = ItemKey(collection: collection, name: name)
+                if let staging = plan.created[collection] {
+                    guard plan.targets.insert(key).inserted else {
+                        throw StoreError(.invalidBatch, "the batch changes the item more than once", path: root + "/" + key.description)
+                    }
+                    let path = root + "/" + staging + "/" + name
+                    plan.staged.append(path)
+                    try StoreSystem.writeNewFile(bytes, to: path, flush: false)
+                    plan.stagedFolders.insert(root + "/" + staging)
+                } else {
+                    guard plan.existingCollections.contains(collection) else {
+                        throw StoreError(.notFound, "there is no collection '\(collection)'", path: root + "/" + collection)
+                    }
+                    guard !plan.structural.contains(collection) else {
+                        throw StoreError(.invalidBatch, "the batch changes items of collection '\(collection)' while it moves or deletes it")
+                    }
+                    guard plan.targets.insert(key).inserted else {
+                        throw StoreError(.invalidBatch, "the batch changes the item more than once", path: root + "/" + key.description)
+                    }
+                    try checkIdentity(key.description, expecting)
+                    let temporary = collection + "/" + plan.temporaryName(".tmp")
+                    plan.staged.append(root + "/" + temporary)
+                    try StoreSystem.writeNewFile(bytes, to: root + "/" + temporary, flush: false)
+                    plan.stagedFolders.insert(root + "/" + collection)
+                    renames.append(.init(kind: .rename, from: temporary, path: key.description))
+                }
+                plan.putKeys.append(key)
+            }
+            plan.steps.insert(contentsOf: renames, at: plan.itemStepsEnd)
+            try writeJournal(&plan)
+        } catch {
+            // The marker stays: the next recovery looks for what this removal misses.
+            for path in plan.staged.reversed() { try? StoreSystem.removeTree(path) }
+            throw error
+        }
+        return try applyCommitted(plan)
+    }
+
+    /// Writes the journal's temporary, flushes the batch and gives the journal its name:
+    /// the commit point (step 4 of ``commit(_:)``).
+    private func writeJournal(_ plan: inout Plan) throws(StoreError) {
+        do {
             let journal = StoreJournal(batch: plan.batchName, steps: plan.steps)
             let data: Data
             do { data = try JSONEncoder().encode(journal) } catch {
@@ -101,11 +174,11 @@ extension FolderStore {
             // before the journal gets its name (see above).
             try StoreSystem.synchronizeFileSystems(containing: plan.stagedFolders.union([metadataFolder]).sorted())
             try StoreSystem.rename(temporary, journalPath)
-        } catch {
-            // The marker stays: the next recovery looks for what this removal misses.
-            for path in plan.staged.reversed() { try? StoreSystem.removeTree(path) }
-            throw error
         }
+    }
+
+    /// Step 5 of ``commit(_:)``: applies a committed plan's journal and cleans up.
+    private func applyCommitted(_ plan: Plan) throws(StoreError) -> CommitResult {
         // Committed. From here on, a failure leaves the journal for the next open or commit.
         do {
             try StoreSystem.synchronize(folder: metadataFolder)
@@ -220,6 +293,15 @@ extension FolderStore {
         /// commit point).
         var stagedFolders: Set<String> = []
         var putKeys: [ItemKey] = []
+        /// What ``FolderStore/commit(_:streaming:)`` checks its puts against: the collections
+        /// there were, those the batch creates (identifier to staging folder), those it
+        /// creates, moves or deletes, the items it changes, and where item renames end in
+        /// `steps`.
+        var existingCollections: Set<String> = []
+        var created: [String: String] = [:]
+        var structural: Set<String> = []
+        var targets: Set<ItemKey> = []
+        var itemStepsEnd = 0
 
         mutating func temporaryName(_ suffix: String) -> String {
             counter += 1
@@ -244,22 +326,6 @@ extension FolderStore {
         func claim(_ identifier: String) throws(StoreError) {
             guard structural.insert(identifier).inserted, !itemCollections.contains(identifier) else {
                 throw StoreError(.invalidBatch, "collection '\(identifier)' is created, moved or deleted more than once, or changed while it is moved or deleted")
-            }
-        }
-        func checkIdentity(_ relative: String, _ expecting: Batch.Expectation) throws(StoreError) {
-            let path = root + "/" + relative
-            let current = try StoreSystem.identity(path)
-            switch (expecting, current) {
-            case (.any, _), (.absent, nil):
-                return
-            case (.absent, let current?):
-                throw StoreError(.conflict, "the file exists already (\(current)); read it before replacing it", path: path)
-            case (.identity(let expected), nil):
-                throw StoreError(.conflict, "the file was removed on disk since it was read (expected \(expected))", path: path)
-            case (.identity(let expected), let current?):
-                if expected != current {
-                    throw StoreError(.conflict, "the file changed on disk since it was read (expected \(expected), found \(current))", path: path)
-                }
             }
         }
         func writeFile(_ bytes: [UInt8], collection: String, name: String) {
@@ -383,7 +449,30 @@ extension FolderStore {
             metadataSteps.append(.init(kind: .rename, from: temporary, path: ".openeventkit/store.json"))
         }
         plan.steps = creations + moves + itemRenames + removals + treeRemovals + metadataSteps
+        plan.existingCollections = existing
+        plan.created = created
+        plan.structural = structural
+        plan.targets = targets
+        plan.itemStepsEnd = creations.count + moves.count + itemRenames.count
         return plan
+    }
+
+    /// Checks that the file at `relative` is what the caller expects (see ``Batch/Expectation``).
+    func checkIdentity(_ relative: String, _ expecting: Batch.Expectation) throws(StoreError) {
+        let path = root + "/" + relative
+        let current = try StoreSystem.identity(path)
+        switch (expecting, current) {
+        case (.any, _), (.absent, nil):
+            return
+        case (.absent, let current?):
+            throw StoreError(.conflict, "the file exists already (\(current)); read it before replacing it", path: path)
+        case (.identity(let expected), nil):
+            throw StoreError(.conflict, "the file was removed on disk since it was read (expected \(expected))", path: path)
+        case (.identity(let expected), let current?):
+            if expected != current {
+                throw StoreError(.conflict, "the file changed on disk since it was read (expected \(expected), found \(current))", path: path)
+            }
+        }
     }
 
     /// Creates the commit marker and flushes it to disk, then writes the plan's folders and

@@ -357,7 +357,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// The change scan's baseline after this store's own commit: the files it wrote and
     /// removed, so the scan does not report them as another program's (and no listing of
     /// the whole folder is needed).
-    private func patched(_ snapshot: StoreSnapshot, after committed: State, result: CommitResult, backend: FolderStore) -> StoreSnapshot {
+    func patched(_ snapshot: StoreSnapshot, after committed: State, result: CommitResult, backend: FolderStore) -> StoreSnapshot {
         var snapshot = snapshot
         func metadata(_ identifier: String) -> [FileIdentity?] {
             let folder = backend.root + "/" + identifier

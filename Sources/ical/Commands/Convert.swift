@@ -122,6 +122,7 @@ extension ICal {
             // Output into a store is an import of calendar data, or refused (see PathGate).
             let gate = PathGate()
             if split == nil && (to == .json || to == .csv) { try gate.checkTextOutput(output.output) }
+            if try runStreamed(gate) { return }
             var inputs: [CalendarSplit.Input] = []
             for input in self.inputs {
                 for path in try gate.expand(inputOf: input) {
@@ -171,6 +172,129 @@ extension ICal {
                     throw ExitCode(1)
                 }
             }
+        }
+
+        /// ics and jCal output without --repair and --split, written component by component
+        /// as the files are read (``ICalComponentStream``, ``CalendarStreamWriter``): memory
+        /// holds one component and a megabyte of output, not the files' trees. The output
+        /// goes to a temporary file first and is put in place at the end, so a failure
+        /// writes nothing. An input that is not streamed (standard input, jCal, a calendar
+        /// property after a component, …) is read whole, alone. The bytes are those of
+        /// ``write(_:)``. Returns false, having done nothing, when the conversion is not
+        /// streamed (other formats, --repair, --split, output into a store).
+        private func runStreamed(_ gate: PathGate) throws -> Bool {
+            guard split == nil, !repair, to == .ics || to == .jcal else { return false }
+            if case .store = gate.destination(output.output) { return false }
+            guard let spool = try? SpooledOutput() else { return false }
+            var writer = CalendarStreamWriter(format: to == .ics ? .iCalendar : .jCal, pretty: pretty)
+            var buffer: [UInt8] = []
+            var calendars = 0
+            // jCal: where the second VCALENDAR starts in the spool (the first needs re-indenting).
+            var firstCalendarEnd: Int?
+            var failure: ICalError?
+            func take() throws {
+                do { try spool.take(&buffer) } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+            }
+            func beginCalendar(_ header: Component) {
+                if calendars == 1 && to == .jcal {
+                    do throws(ICalError) { try spool.take(&buffer) } catch { failure = failure ?? error }
+                    firstCalendarEnd = spool.count
+                    writer.continueAsSeveral()
+                }
+                writer.beginCalendar(header, to: &buffer)
+                calendars += 1
+            }
+            for input in inputs {
+                for path in try gate.expand(inputOf: input) {
+                    let name = path == "-" ? "<stdin>" : path
+                    var streamed = false
+                    // A file that cannot be opened is read whole, which reports why.
+                    if let stream = (try? ICalComponentStream.open(path, reader: reading.reader)) ?? nil {
+                        try take()
+                        let mark = spool.count
+                        let saved = (writer, calendars, firstCalendarEnd)
+                        var open = -1
+                        let summary: ICalComponentStream.Summary
+                        do {
+                            summary = try stream.read { event in
+                                switch event {
+                                case .component(let item):
+                                    if item.calendarIndex != open {
+                                        beginCalendar(item.calendar)
+                                        open = item.calendarIndex
+                                    }
+                                    writer.append(item.component, to: &buffer)
+                                case .endOfCalendar(let header, let index):
+                                    if index != open { beginCalendar(header) }
+                                    writer.endCalendar(header, to: &buffer)
+                                    open = -1
+                                }
+                                if buffer.count >= 1 << 16 {
+                                    do throws(ICalError) { try spool.take(&buffer) } catch { failure = failure ?? error }
+                                }
+                            }
+                        } catch {
+                            printError("\(error)")
+                            throw ExitCode(1)
+                        }
+                        if let failure {
+                            printError("\(failure)")
+                            throw ExitCode(1)
+                        }
+                        if summary.isFaithful {
+                            streamed = true
+                            try reading.report(summary.diagnostics, of: path)
+                            if summary.calendars.isEmpty {
+                                printError("ical: \(name) holds no calendar data; nothing written")
+                                throw ExitCode(1)
+                            }
+                        } else {
+                            buffer.removeAll()
+                            do { try spool.truncate(to: mark) } catch {
+                                printError("\(error)")
+                                throw ExitCode(1)
+                            }
+                            (writer, calendars, firstCalendarEnd) = saved
+                        }
+                    }
+                    if !streamed {
+                        let result = try reading.read(path)
+                        if result.calendars.isEmpty {
+                            printError("ical: \(name) holds no calendar data; nothing written")
+                            throw ExitCode(1)
+                        }
+                        for calendar in result.calendars {
+                            var header = calendar
+                            header.components = []
+                            beginCalendar(header)
+                            for component in calendar.components { writer.append(component, to: &buffer) }
+                            writer.endCalendar(header, to: &buffer)
+                            try take()
+                        }
+                    }
+                }
+            }
+            writer.finish(to: &buffer)
+            try take()
+            if let failure {
+                printError("\(failure)")
+                throw ExitCode(1)
+            }
+            do {
+                if let firstCalendarEnd {
+                    try spool.commit(to: output.output, opening: writer.severalCalendarsOpening,
+                                     indentedBefore: pretty ? firstCalendarEnd : 0)
+                } else {
+                    try spool.commit(to: output.output)
+                }
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
+            }
+            return true
         }
 
         /// Writes the merged calendars in the format --to names.

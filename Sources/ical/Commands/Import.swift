@@ -39,22 +39,37 @@ extension ICal {
 
         func run() throws {
             let gate = try PathGate(storeOptions)
-            var calendars: [Component] = []
+            // Files are streamed: the import keeps each component's place, not the tree, and
+            // reads the components again item by item as it writes them (see EKImportSource).
+            let source = EKImportSource()
             for input in inputs {
-                for path in try gate.expand(inputOf: input) { calendars += try reading.read(path).calendars }
+                for path in try gate.expand(inputOf: input) {
+                    // A file that cannot be opened is read whole, which reports why.
+                    if let stream = (try? ICalComponentStream.open(path, reader: reading.reader)) ?? nil {
+                        let summary: ICalComponentStream.Summary
+                        do { summary = try source.add(stream) } catch {
+                            printError("\(error)")
+                            throw ExitCode(1)
+                        }
+                        if summary.isFaithful {
+                            try reading.report(summary.diagnostics, of: path)
+                            continue
+                        }
+                    }
+                    source.add(calendars: try reading.read(path).calendars)
+                }
             }
             let store = try storeOptions.openStore()
             let access = AppAccess(manifest: try storeOptions.manifest(), storeArgument: storeOptions.store)
             if calendar != nil {
                 // Seeing the calendars to choose from needs full access to their kind.
-                let todosOnly = calendars.allSatisfy { $0.components.allSatisfy { $0.matches(.todo) || $0.matches(.timeZone) } }
-                    && calendars.contains { $0.components.contains { $0.matches(.todo) } }
+                let todosOnly = !source.containsOtherThanTodos && source.containsTodos
                 try access.require(.full, to: todosOnly ? .reminder : .event, on: store,
                                    for: todosOnly ? "importing to-dos" : "importing into a chosen calendar")
             }
             let target = try calendar.map { try storeOptions.calendar(named: $0, in: store) }
             let report = try StoreImport(access: access)
-                .run(calendars, into: target, on: store, action: target == nil ? "importing events" : "importing into a chosen calendar",
+                .run(source, into: target, on: store, action: target == nil ? "importing events" : "importing into a chosen calendar",
                      remindersAction: "importing to-dos")
             print(report)
         }
