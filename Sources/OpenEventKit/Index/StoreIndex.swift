@@ -632,6 +632,32 @@ package final class StoreIndex: Sendable {
         }
     }
 
+    /// The identities the rows of some item files record (a file without a row is left
+    /// out): what a reader compares with the identity of the bytes it reads.
+    package func identities(of keys: [ItemKey]) throws(StoreError) -> [ItemKey: FileIdentity] {
+        try withDatabase { queue in
+            try queue.read { db in
+                let statement = try db.cachedStatement(sql: """
+                    SELECT device, inode, size, modificationSeconds, modificationNanoseconds FROM item WHERE collection = ? AND name = ?
+                    """)
+                var identities: [ItemKey: FileIdentity] = [:]
+                for key in keys {
+                    if let row = try Row.fetchOne(statement, arguments: [key.collection, key.name]) {
+                        identities[key] = Self.identity(row, from: 0)
+                    }
+                }
+                return identities
+            }
+        }
+    }
+
+    /// The index's generation: a number every refresh that changes a row increases (in
+    /// any process), so that a reader knows whether what it read from the index before
+    /// still describes the same rows.
+    package func generation() throws(StoreError) -> Int64 {
+        try withDatabase { queue in try queue.read { db in try OccurrenceCache.generation(db) } }
+    }
+
     /// The columns every candidate query selects: place and identity.
     private static let selectedColumns = "collection, name, device, inode, size, modificationSeconds, modificationNanoseconds"
     /// Rows of one bounded length class: class, lowest start, window end, window start, kinds.
