@@ -78,13 +78,14 @@ extension EKEventStore {
         }
 
         // The items in the window, in the order of their first occurrence, and each
-        // listing's item.
+        // listing's item. (Listings are read in place: copying one retains a dozen values.)
+        let listings = cached.listings
         var keys: [ItemKey] = []
         var numbers: [String: Int] = [:]
         var itemOfListing: [Int] = []
-        itemOfListing.reserveCapacity(cached.listings.count)
-        for listing in cached.listings {
-            guard let source = listing.source else { return nil }
+        itemOfListing.reserveCapacity(listings.count)
+        for position in listings.indices {
+            guard let source = listings[position].source else { return nil }
             if let number = numbers[source] {
                 itemOfListing.append(number)
                 continue
@@ -99,12 +100,16 @@ extension EKEventStore {
         guard readMissingItems(keys, index: index, generation: generation) else { return nil }
 
         // Each item's events in the window.
-        var items: [(item: OccurrenceMemo.Item, calendar: EKCalendar, events: [OccurrenceMemo.Event])] = []
-        items.reserveCapacity(keys.count)
+        var origins: [ItemOrigin] = [], owners: [EKCalendar] = [], eventLists: [[OccurrenceMemo.Event]] = []
+        origins.reserveCapacity(keys.count)
+        owners.reserveCapacity(keys.count)
+        eventLists.reserveCapacity(keys.count)
         for key in keys {
             guard var item = occurrenceMemo.items[key], let calendar = byIdentifier[key.collection] else { return nil }
+            origins.append(item.origin)
+            owners.append(calendar)
             if let expansion = item.expansion, expansion.window == window, expansion.zoneKey == zoneKey {
-                items.append((item, calendar, expansion.events))
+                eventLists.append(expansion.events)
                 continue
             }
             let result = OccurrenceQuery(window: window, floatingZone: zone, kinds: [.event])
@@ -120,27 +125,26 @@ extension EKEventStore {
             }
             item.expansion = (window, zoneKey, events)
             occurrenceMemo.items[key] = item
-            items.append((item, calendar, events))
+            eventLists.append(events)
         }
 
         // The listings' order, each listing checked against its item's next event.
         var positions = [Int](repeating: 0, count: keys.count)
         var result: [EKEvent] = []
-        result.reserveCapacity(cached.listings.count)
-        for (listing, number) in zip(cached.listings, itemOfListing) {
+        result.reserveCapacity(listings.count)
+        for position in listings.indices {
+            let number = itemOfListing[position]
             let next = positions[number]
-            let events = items[number].events
-            guard next < events.count else { return nil }
-            let event = events[next]
-            guard event.startInstant == listing.startInstant, event.endInstant == listing.endInstant, event.uid == listing.uid else {
-                return nil
-            }
+            guard next < eventLists[number].count,
+                  eventLists[number][next].startInstant == listings[position].startInstant,
+                  eventLists[number][next].endInstant == listings[position].endInstant,
+                  eventLists[number][next].uid == listings[position].uid else { return nil }
             positions[number] = next + 1
-            result.append(EKEvent(eventStore: self, component: event.component, origin: items[number].item.origin,
-                                  calendar: items[number].calendar, slot: event.slot))
+            result.append(EKEvent(eventStore: self, component: eventLists[number][next].component, origin: origins[number],
+                                  calendar: owners[number], slot: eventLists[number][next].slot))
         }
         // Every event of every item is listed, none left over.
-        for number in keys.indices where positions[number] != items[number].events.count { return nil }
+        for number in keys.indices where positions[number] != eventLists[number].count { return nil }
         state.diagnostics += cached.diagnostics
         return result
     }
