@@ -19,7 +19,14 @@
 //   the change watcher);
 // - ek_first_ms: its first `events(matching:)` of the month (opens and refreshes the index);
 // - ek_warm_ms: the median of RUNS (default 5) more `events(matching:)` calls on the same
-//   store (the index is fresh, so no refresh: the in-process warm query); ek_events: how many;
+//   store (the in-process warm query: a folder-time refresh, the month's listings from the
+//   occurrence cache, the items already read); ek_events: how many;
+// - listings_ms: the median of RUNS calls of `cachedListings` for the month (warm), the
+//   occurrence cache's part of ek_warm_ms;
+// - ek_general_warm_ms: the same calls through the general path (`usesOccurrenceCache`
+//   off: the index's candidates read and expanded on each call), median of min(RUNS, 3);
+//   the run stops if the two paths give different events (identifier, occurrence date,
+//   start, end, title, in order);
 // - peak_rss_kib: the process's peak resident memory.
 //
 // The run stops if the EKEventStore path and the index path find different numbers of
@@ -88,9 +95,35 @@ func queryCase(_ folder: String, month: String, runs: Int) throws {
         })
     }
     record("ek_warm_ms", median(warm))
+    // The part of it that is the occurrence cache's: the month's listings, warm.
+    var listingTimes: [Double] = []
+    for _ in 0..<max(1, runs) {
+        listingTimes.append(try milliseconds {
+            _ = try index.cachedListings(window: range, collections: Set(try store.collections().map(\.identifier)), kinds: [.event],
+                                         floatingZone: utc)
+        })
+    }
+    record("listings_ms", median(listingTimes))
     record("ek_warm_min_ms", warm.min() ?? 0)
     record("ek_events", events)
     precondition(events == matches, "EKEventStore found \(events) occurrences, the index path \(matches)")
+
+    // The general path (index candidates read and expanded on every call) on the same
+    // store, for comparison; both must give the same events in the same order.
+    func signature(_ found: [EKEvent]) -> [String] {
+        found.map { "\($0.eventIdentifier ?? "") \($0.occurrenceDate?.timeIntervalSince1970 ?? 0) \($0.startDate?.timeIntervalSince1970 ?? 0) \($0.endDate?.timeIntervalSince1970 ?? 0) \($0.title ?? "")" }
+    }
+    let predicate = ekStore.predicateForEvents(withStart: start, end: end, calendars: nil)
+    let fromCache = signature(ekStore.events(matching: predicate))
+    ekStore.usesOccurrenceCache = false
+    var general: [Double] = []
+    var fromGeneral: [String] = []
+    for _ in 0..<max(1, min(runs, 3)) {
+        general.append(milliseconds { fromGeneral = signature(ekStore.events(matching: predicate)) })
+    }
+    ekStore.usesOccurrenceCache = true
+    record("ek_general_warm_ms", median(general))
+    precondition(fromCache == fromGeneral, "the occurrence-cache path and the general path gave different events")
 
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)

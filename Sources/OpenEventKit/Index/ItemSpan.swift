@@ -92,7 +92,10 @@ package struct ItemSummary: Sendable, Hashable {
     /// ``ItemSpan/undated``.
     package init(calendar: Component, file: String? = nil, budget: ExpansionBudget = .standard) {
         let components = calendar.components.filter { $0.matches(.event) || $0.matches(.todo) || $0.matches(.journal) }
-        let resolver = TimeZoneResolver(calendar: calendar, file: file)
+        // Only the zones' rules are needed here, not the resolver's comparison of embedded
+        // VTIMEZONEs with tzdata (its warnings are the query's to report): with comparison
+        // years before any value's year, none is compared.
+        let resolver = TimeZoneResolver(calendar: calendar, file: file, comparisonYears: Int.min...Int.min)
         let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
         var first = Int64.max
         var last: Int64? = Int64.min

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import GRDBSQLite
 import ICalKit
 import Synchronization
 
@@ -395,6 +396,7 @@ package final class StoreIndex: Sendable {
                 gone.insert(collection)   // removed since the root was listed
                 continue
             }
+            listed.reserveCapacity(listed.count + files.count)
             for file in files { listed[ItemKey(collection: collection, name: file.name)] = file.identity }
             let row = FolderRow(stamp: present[collection]!, settled: present[collection]!.latestChange < started - 2)
             if folders[collection] != row { folderUpdates.append((collection, row)) }
@@ -440,9 +442,16 @@ package final class StoreIndex: Sendable {
                 if recomputed == nil || generation != cache.generation { dropCache = true }
             }
             if dropCache { try OccurrenceCache.clear(db, store: store) }
+            // Rows of the cache to forget for each changed item: none when the cache holds
+            // no row at all (a first build), which this write transaction sees for certain.
+            // (Forgetting compiles three statements per item: most of a first build's
+            // transaction.)
+            let forgets = try !dropCache && Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM occurrence) OR EXISTS (SELECT 1 FROM note) OR EXISTS (SELECT 1 FROM uncached)
+                """) != false
             for entry in entries {
-                try upsert.execute(arguments: Self.arguments(entry))
-                if !dropCache { try OccurrenceCache.forget(entry.key, in: db) }
+                try Self.upsert(entry, with: upsert)
+                if forgets { try OccurrenceCache.forget(entry.key, in: db) }
                 if entry.isNew { result.added += 1 } else { result.changed += 1 }
                 if entry.summary == nil { result.broken += 1 }
             }
@@ -450,7 +459,7 @@ package final class StoreIndex: Sendable {
             for key in removals where (try? StoreSystem.identity(store.root + "/" + key.description)) == .some(nil) {
                 try delete.execute(arguments: [key.collection, key.name])
                 result.removed += db.changesCount
-                if !dropCache { try OccurrenceCache.forget(key, in: db) }
+                if forgets { try OccurrenceCache.forget(key, in: db) }
             }
             let deleteCollection = try db.cachedStatement(sql: "DELETE FROM item WHERE collection = ?")
             for collection in removedCollections.sorted() where !StoreSystem.isFolder(store.root + "/" + collection) {
@@ -458,7 +467,7 @@ package final class StoreIndex: Sendable {
                 result.removed += db.changesCount
                 result.removedCollections += 1
                 try db.execute(sql: "DELETE FROM folder WHERE collection = ?", arguments: [collection])
-                if !dropCache { try OccurrenceCache.forget(collection: collection, in: db) }
+                if forgets { try OccurrenceCache.forget(collection: collection, in: db) }
             }
             for (collection, row) in folderUpdates {
                 try db.execute(sql: """
@@ -534,24 +543,48 @@ package final class StoreIndex: Sendable {
         return results.withLock { $0.flatMap { $0 } }
     }
 
-    /// The values of an entry's row, in the order of the upsert's columns.
-    private static func arguments(_ entry: Entry) -> StatementArguments {
+    /// Writes an entry's row with the upsert statement, binding its values with SQLite's own
+    /// calls: a first build writes a row per item, and GRDB's generic arguments cost more
+    /// than the insert.
+    private static func upsert(_ entry: Entry, with statement: Statement) throws {
+        let handle = statement.sqliteStatement
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        func text(_ index: Int32, _ value: String?) {
+            guard let value else { sqlite3_bind_null(handle, index); return }
+            sqlite3_bind_text(handle, index, value, Int32(value.utf8.count), transient)
+        }
+        func integer(_ index: Int32, _ value: Int64?) {
+            guard let value else { sqlite3_bind_null(handle, index); return }
+            sqlite3_bind_int64(handle, index, value)
+        }
         let identity = entry.identity
-        var values: [(any DatabaseValueConvertible)?] = [
-            entry.key.collection, entry.key.name,
-            Int64(bitPattern: identity.device), Int64(bitPattern: identity.inode), identity.size,
-            identity.modificationSeconds, identity.modificationNanoseconds,
-        ]
+        text(1, entry.key.collection)
+        text(2, entry.key.name)
+        integer(3, Int64(bitPattern: identity.device))
+        integer(4, Int64(bitPattern: identity.inode))
+        integer(5, identity.size)
+        integer(6, identity.modificationSeconds)
+        integer(7, identity.modificationNanoseconds)
         switch entry.summary?.span {
         case nil:
-            values += [nil, Int64(0), IndexSchema.broken, nil, nil, IndexSchema.alwaysClass]
+            text(8, nil); integer(9, 0); integer(10, IndexSchema.broken); integer(11, nil); integer(12, nil)
+            integer(13, IndexSchema.alwaysClass)
         case .undated?:
-            values += [entry.summary?.uid, entry.summary?.kinds.rawValue, IndexSchema.undated, nil, nil, IndexSchema.alwaysClass]
+            text(8, entry.summary?.uid); integer(9, entry.summary?.kinds.rawValue); integer(10, IndexSchema.undated)
+            integer(11, nil); integer(12, nil); integer(13, IndexSchema.alwaysClass)
         case .bounded(let first, let last)?:
             let lengthClass = last.map { IndexSchema.lengthClass(firstStart: first, lastEnd: $0) } ?? IndexSchema.unboundedClass
-            values += [entry.summary?.uid, entry.summary?.kinds.rawValue, IndexSchema.dated, first, last, lengthClass]
+            text(8, entry.summary?.uid); integer(9, entry.summary?.kinds.rawValue); integer(10, IndexSchema.dated)
+            integer(11, first); integer(12, last); integer(13, lengthClass)
         }
-        return StatementArguments(values)
+        let step = sqlite3_step(handle)
+        guard step == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: step), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+        }
     }
 
     /// The identity in five columns of a row, from `column` on.
@@ -630,6 +663,32 @@ package final class StoreIndex: Sendable {
                 }
             }
         }
+    }
+
+    /// The identities the rows of some item files record (a file without a row is left
+    /// out): what a reader compares with the identity of the bytes it reads.
+    package func identities(of keys: [ItemKey]) throws(StoreError) -> [ItemKey: FileIdentity] {
+        try withDatabase { queue in
+            try queue.read { db in
+                let statement = try db.cachedStatement(sql: """
+                    SELECT device, inode, size, modificationSeconds, modificationNanoseconds FROM item WHERE collection = ? AND name = ?
+                    """)
+                var identities: [ItemKey: FileIdentity] = [:]
+                for key in keys {
+                    if let row = try Row.fetchOne(statement, arguments: [key.collection, key.name]) {
+                        identities[key] = Self.identity(row, from: 0)
+                    }
+                }
+                return identities
+            }
+        }
+    }
+
+    /// The index's generation: a number every refresh that changes a row increases (in
+    /// any process), so that a reader knows whether what it read from the index before
+    /// still describes the same rows.
+    package func generation() throws(StoreError) -> Int64 {
+        try withDatabase { queue in try queue.read { db in try OccurrenceCache.generation(db) } }
     }
 
     /// The columns every candidate query selects: place and identity.

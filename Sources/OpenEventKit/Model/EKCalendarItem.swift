@@ -29,8 +29,9 @@ public class EKCalendarItem: EKObject {
     var original: Component
     var assignedCalendar: EKCalendar?
     var originalCalendar: EKCalendar?
-    /// The identifier a new item gets at creation, until it is saved.
-    let creationIdentifier = Foundation.UUID().uuidString
+    /// The identifier a new item has until it is saved: made when first asked for (a fetched
+    /// item, which has its file's identifier, never needs one), then kept.
+    private(set) lazy var creationIdentifier = Foundation.UUID().uuidString
     var alarmObjects: [EKAlarm]?
     var ruleObjects: [EKRecurrenceRule]?
     private var cachedResolver: TimeZoneResolver?

@@ -100,6 +100,7 @@ extension EKEventStore {
         var origins: [String: (ItemOrigin, EKCalendar)] = [:]
         var sources: [OccurrenceQuery.Source] = []
         let window = ItemTime.instant(predicate.start)..<max(ItemTime.instant(predicate.start), ItemTime.instant(predicate.end.addingTimeInterval(0.999)))
+        if let events = cachedOccurrences(window: window, calendars: calendars) { return events }
         let byIdentifier = Dictionary(uniqueKeysWithValues: calendars.map { ($0.identifier, $0) })
         for origin in itemsForQuery(in: calendars.map(\.identifier), window: window, kinds: [.event]) {
             guard let calendar = byIdentifier[origin.key.collection] else { continue }

@@ -81,6 +81,12 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     var indexIsStale = true
     /// Whether range queries use the index (package: tests compare both paths).
     package var usesIndex = true
+    /// Whether `events(matching:)` answers from the occurrence cache when it can (package:
+    /// tests and store-bench compare it with the general path).
+    package var usesOccurrenceCache = true
+    /// The items the occurrence-cache path of `events(matching:)` has read, per index
+    /// generation (EKEventStore+CachedFetch.swift).
+    var occurrenceMemo = OccurrenceMemo()
     /// How the query index finds what other programs changed when this store first uses
     /// it (later refreshes after a watcher's notice always compare every file). `ical`'s
     /// one-shot queries trust folder times (``StoreIndex/Scan/changedFolders``).

@@ -116,6 +116,98 @@ import Testing
         }
     }
 
+    /// Everything an `EKEvent` from a range query shows, and what it keeps to save itself.
+    static func eventKey(_ event: EKEvent) -> String {
+        let slot = event.slot.map { "\($0.recurrenceIdentifier.iCalendarText) \($0.recurrenceIdentifier.timeZoneIdentifier ?? "-") \($0.isOverride)" }
+        let component = ICalWriter().string(event.component)
+        return [event.eventIdentifier ?? "-", event.calendarItemIdentifier, event.calendar?.calendarIdentifier ?? "-",
+                "\(event.occurrenceDate?.timeIntervalSince1970 ?? -1)", "\(event.startDate?.timeIntervalSince1970 ?? -1)",
+                "\(event.endDate?.timeIntervalSince1970 ?? -1)", "\(event.isAllDay)", "\(event.isDetached)", event.title ?? "-",
+                event.location ?? "-", slot ?? "no slot", "\(event.origin?.identity.map { "\($0)" } ?? "-")",
+                event.origin.map { ICalWriter().string($0.calendar) } ?? "-", component].joined(separator: " | ")
+    }
+
+    /// `EKEventStore.events(matching:)` answered from the occurrence cache (the items with
+    /// an occurrence in the window, read once per index generation) gives the events of the
+    /// general path, without the index (every item read and expanded) and with it (its
+    /// candidates): the same occurrences, in the same order, with the same properties,
+    /// components, items, identifiers and occurrence dates, and the diagnostics of the
+    /// candidates, on repeated queries and after other programs change the files.
+    @Test(arguments: [UInt64(0xFA57), 0x5EED_FA57])
+    func eventStoreAnswersFromTheCacheAsTheGeneralPathDoes(seed: UInt64) throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        var generator = RandomItemGenerator(seed: seed)
+        for index in 0..<150 {
+            try folder.write("\(index % 3 == 0 ? "work" : "calendar")/item-\(index).ics", generator.item(index))
+        }
+        try Self.writeSpecialItems(folder)
+        try Self.writeBudgetItem(folder)
+        let authority = FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess)
+        let cached = EKEventStore(backend: try FolderStore.open(at: folder.path), authority: authority)
+        let general = EKEventStore(backend: try FolderStore.open(at: folder.path), authority: authority)
+        general.usesIndex = false
+        let candidates = EKEventStore(backend: try FolderStore.open(at: folder.path), authority: authority)
+        candidates.usesOccurrenceCache = false
+
+        var random = SeededGenerator(state: seed ^ 0xD00D)
+        let earliest = LocalDateTime(year: 2023, month: 6, day: 1)!.secondsSinceEpoch / 3600
+        let latest = LocalDateTime(year: 2028, month: 6, day: 1)!.secondsSinceEpoch / 3600
+        let lengths: [Int64] = [1, 24, 24 * 7, 24 * 31, 24 * 100, 24 * 200]
+        var windows: [(Date, Date, Bool)] = []
+        for trial in 0..<10 {
+            let start = trial % 4 == 0 ? LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch + Int64(trial) * 3600
+                : Int64.random(in: earliest...latest, using: &random) * 3600
+            windows.append((Date(timeIntervalSince1970: Double(start)), Date(timeIntervalSince1970: Double(start + lengths[trial % lengths.count] * 3600)),
+                            trial % 5 == 2))
+        }
+        var compared = 0, recurring = 0, detached = 0
+        func compare(_ label: String) {
+            for (start, end, workOnly) in windows {
+                func events(_ store: EKEventStore) -> (keys: [String], diagnostics: [String], events: [EKEvent]) {
+                    let calendars = workOnly ? store.calendars(for: .event).filter { $0.calendarIdentifier == "work" } : nil
+                    let found = store.events(matching: store.predicateForEvents(withStart: start, end: end, calendars: calendars))
+                    return (found.map(Self.eventKey), store.readDiagnostics.map(\.description), found)
+                }
+                let expected = events(general), fromCandidates = events(candidates)
+                #expect(fromCandidates.keys == expected.keys, "\(label): \(start) to \(end), the general paths")
+                for round in 0..<2 {
+                    let answer = events(cached)
+                    #expect(answer.keys == expected.keys, "\(label): \(start) to \(end), round \(round)")
+                    #expect(answer.diagnostics == fromCandidates.diagnostics, "\(label): \(start) to \(end), round \(round)")
+                }
+                compared += expected.keys.count
+                recurring += expected.events.filter { $0.occurrenceDate != nil && $0.hasRecurrenceRules }.count
+                detached += expected.events.filter(\.isDetached).count
+            }
+        }
+        compare("first queries")
+        #expect(compared > 200)
+        #expect(recurring > 20 && detached > 0, "series and overrides are among the results")
+        #expect(cached.occurrenceMemo.items.count > 10, "the cached path answered")
+
+        // Another program changes files: new files and removals (seen by folder times), and
+        // files rewritten in place (seen once the store looks again, as EventKit's
+        // notification tells an app to fetch again).
+        var editor = RandomItemGenerator(seed: seed ^ 0xED17)
+        for index in stride(from: 0, to: 150, by: 11) {
+            let text = editor.item(index + 1000)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: folder.path + "/\(index % 3 == 0 ? "work" : "calendar")/item-\(index).ics"),
+                                      options: .atomic)
+        }
+        try FileManager.default.removeItem(atPath: folder.path + "/work/item-3.ics")
+        try folder.write("calendar/added.ics", editor.item(5000))
+        compare("after renames and removals")
+        for index in stride(from: 1, to: 150, by: 13) {
+            try rewriteInPlace(folder.path + "/\(index % 3 == 0 ? "work" : "calendar")/item-\(index).ics", editor.item(index + 2000),
+                               modified: Date(timeIntervalSinceNow: 5))
+        }
+        cached.refreshSourcesIfNecessary()
+        candidates.refreshSourcesIfNecessary()
+        compare("after rewrites in place")
+        print("event store cache seed \(seed): \(compared) events compared")
+    }
+
     /// A series whose expansion stops at the budget is expanded by each query for its own
     /// window, so its warning and its occurrences are those of that window.
     @Test func seriesStoppedByTheBudgetAreExpandedPerQuery() throws {
