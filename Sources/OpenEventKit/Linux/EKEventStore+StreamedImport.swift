@@ -217,20 +217,7 @@ extension EKEventStore {
         var existing: [String: [String: FileIdentity]] = [:]
         func collection(for entityType: EKEntityType, uid: String) throws(EKError) -> String {
             if let known = targets[entityType] { return known }
-            let fallback = entityType == .event
-                ? (level(.event) == .writeOnly ? virtualCalendar() : defaultCalendar(for: .event))
-                : defaultCalendar(for: .reminder)
-            let target: EKCalendar
-            if let calendar, calendar.allowedEntityTypes.contains(entityType.mask) {
-                target = calendar
-            } else if let calendar, entityType == .event {
-                throw EKError(.calendarDoesNotAllowEvents, "calendar '\(calendar.titleValue)' takes no events (UID \(uid))")
-            } else if let fallback {
-                target = fallback   // to-dos go to the default reminder list when the calendar takes events
-            } else {
-                throw EKError(.noCalendar, "the store has no calendar for \(entityType == .reminder ? "reminders" : "events")")
-            }
-            let identifier = try targetCollection(for: target, entityType: entityType)
+            let identifier = try importCollection(for: entityType, uid: uid, into: calendar)
             targets[entityType] = identifier
             if existing[identifier] == nil {
                 let files = (try? backend.items(in: identifier)) ?? []

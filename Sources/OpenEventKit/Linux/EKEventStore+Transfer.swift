@@ -83,20 +83,7 @@ extension EKEventStore {
             var existing: [String: [String: FileIdentity]] = [:]
             func collection(for entityType: EKEntityType, uid: String) throws(EKError) -> String {
                 if let known = targets[entityType] { return known }
-                let fallback = entityType == .event
-                    ? (level(.event) == .writeOnly ? virtualCalendar() : defaultCalendar(for: .event))
-                    : defaultCalendar(for: .reminder)
-                let target: EKCalendar
-                if let calendar, calendar.allowedEntityTypes.contains(entityType.mask) {
-                    target = calendar
-                } else if let calendar, entityType == .event {
-                    throw EKError(.calendarDoesNotAllowEvents, "calendar '\(calendar.titleValue)' takes no events (UID \(uid))")
-                } else if let fallback {
-                    target = fallback   // to-dos go to the default reminder list when the calendar takes events
-                } else {
-                    throw EKError(.noCalendar, "the store has no calendar for \(entityType == .reminder ? "reminders" : "events")")
-                }
-                let identifier = try targetCollection(for: target, entityType: entityType)
+                let identifier = try importCollection(for: entityType, uid: uid, into: calendar)
                 targets[entityType] = identifier
                 if existing[identifier] == nil {
                     let files = (try? backend?.items(in: identifier)) ?? []
@@ -288,5 +275,28 @@ extension EKEventStore {
     /// `full` (an app built for an older SDK reads `.authorized` for both of the latter).
     public func accessLevelDescription(for entityType: EKEntityType) -> String {
         level(entityType).description
+    }
+}
+
+extension EKEventStore {
+    /// The collection an import puts an item of this kind into: the chosen calendar, else the
+    /// default one (under write-only access the virtual calendar of the app's events); to-dos
+    /// go to the default reminder list when the chosen calendar takes only events. Caller
+    /// holds the lock.
+    func importCollection(for entityType: EKEntityType, uid: String, into calendar: EKCalendar?) throws(EKError) -> String {
+        let fallback = entityType == .event
+            ? (level(.event) == .writeOnly ? virtualCalendar() : defaultCalendar(for: .event))
+            : defaultCalendar(for: .reminder)
+        let target: EKCalendar
+        if let calendar, calendar.allowedEntityTypes.contains(entityType.mask) {
+            target = calendar
+        } else if let calendar, entityType == .event {
+            throw EKError(.calendarDoesNotAllowEvents, "calendar '\(calendar.titleValue)' takes no events (UID \(uid))")
+        } else if let fallback {
+            target = fallback   // to-dos go to the default reminder list when the calendar takes events
+        } else {
+            throw EKError(.noCalendar, "the store has no calendar for \(entityType == .reminder ? "reminders" : "events")")
+        }
+        return try targetCollection(for: target, entityType: entityType)
     }
 }
