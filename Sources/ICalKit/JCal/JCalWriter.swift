@@ -96,31 +96,38 @@ public struct JCalWriter: Sendable {
 
     static func spaces(_ level: Int) -> [UInt8] { Array(repeating: 0x20, count: level * 2) }
 
-    func append(_ component: Component, to output: inout [UInt8], pretty: Bool, indent: Int) {
-        guard pretty else {
-            JCalWriter.json(component).write(to: &output, pretty: false)
-            return
-        }
-        let inner = JCalWriter.spaces(indent + 1)
+    /// The pretty form's start of a component at `indent`: `[`, its name, its properties, and
+    /// the indentation of the subcomponents' array that follows.
+    static func appendPrettyHead(_ name: String, _ properties: [Property], to output: inout [UInt8], indent: Int) {
+        let inner = spaces(indent + 1)
         output.append(contentsOf: "[\n".utf8)
         output.append(contentsOf: inner)
-        JCalJSON.writeString(JCalValueType.lowercasedName(component.name), to: &output)
+        JCalJSON.writeString(name, to: &output)
         output.append(contentsOf: ",\n".utf8)
         output.append(contentsOf: inner)
-        if component.properties.isEmpty {
+        if properties.isEmpty {
             output.append(contentsOf: "[]".utf8)
         } else {
             output.append(contentsOf: "[\n".utf8)
-            for (index, property) in component.properties.enumerated() {
-                output.append(contentsOf: JCalWriter.spaces(indent + 2))
-                JCalWriter.json(property).write(to: &output, pretty: true)
-                output.append(contentsOf: (index + 1 < component.properties.count ? ",\n" : "\n").utf8)
+            for (index, property) in properties.enumerated() {
+                output.append(contentsOf: spaces(indent + 2))
+                json(property).write(to: &output, pretty: true)
+                output.append(contentsOf: (index + 1 < properties.count ? ",\n" : "\n").utf8)
             }
             output.append(contentsOf: inner)
             output.append(UInt8(ascii: "]"))
         }
         output.append(contentsOf: ",\n".utf8)
         output.append(contentsOf: inner)
+    }
+
+    func append(_ component: Component, to output: inout [UInt8], pretty: Bool, indent: Int) {
+        guard pretty else {
+            JCalWriter.json(component).write(to: &output, pretty: false)
+            return
+        }
+        let inner = JCalWriter.spaces(indent + 1)
+        Self.appendPrettyHead(JCalValueType.lowercasedName(component.name), component.properties, to: &output, indent: indent)
         if component.components.isEmpty {
             output.append(contentsOf: "[]".utf8)
         } else {

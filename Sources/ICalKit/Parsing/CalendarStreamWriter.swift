@@ -68,26 +68,7 @@ public struct CalendarStreamWriter: Sendable {
                 output.append(contentsOf: ",[".utf8)
                 return
             }
-            let inner = JCalWriter.spaces(indent + 1)
-            output.append(contentsOf: "[\n".utf8)
-            output.append(contentsOf: inner)
-            JCalJSON.writeString(name, to: &output)
-            output.append(contentsOf: ",\n".utf8)
-            output.append(contentsOf: inner)
-            if calendar.properties.isEmpty {
-                output.append(contentsOf: "[]".utf8)
-            } else {
-                output.append(contentsOf: "[\n".utf8)
-                for (index, property) in calendar.properties.enumerated() {
-                    output.append(contentsOf: JCalWriter.spaces(indent + 2))
-                    JCalWriter.json(property).write(to: &output, pretty: true)
-                    output.append(contentsOf: (index + 1 < calendar.properties.count ? ",\n" : "\n").utf8)
-                }
-                output.append(contentsOf: inner)
-                output.append(UInt8(ascii: "]"))
-            }
-            output.append(contentsOf: ",\n".utf8)
-            output.append(contentsOf: inner)
+            JCalWriter.appendPrettyHead(name, calendar.properties, to: &output, indent: indent)
         }
     }
 
