@@ -209,6 +209,7 @@ package final class SpooledOutput {
     /// Creates the spool: an unlinked temporary file in `$TMPDIR` (else `/tmp`).
     package init() throws(ICalError) {
         let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        // mkstemp's template: it replaces the six X with a unique name and creates the file.
         var template = Array("\(folder)/.ical-spool-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {

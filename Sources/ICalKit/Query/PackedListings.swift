@@ -36,14 +36,15 @@ package struct PackedListings: Sendable {
         Self.appendPayload(listing, recurrenceLocal: recurrenceLocal, to: &bytes)
     }
 
-    /// Appends a record from a stored payload and the columns stored beside it; the source is
-    /// `folder/name`. Returns false (and appends nothing) when the payload is not one
-    /// ``appendPayload(_:recurrenceLocal:to:)`` wrote.
-    package mutating func append(payload: UnsafeRawBufferPointer, startInstant: Int64, endInstant: Int64,
-                                 componentName: StaticString, folder: UnsafeRawBufferPointer,
-                                 name: UnsafeRawBufferPointer) -> Bool {
-        guard PackedListing.isPayload(payload) else { return false }
-        offsets.append(bytes.count)
+    /// Appends a record from a stored payload and the columns stored beside it (the source is
+    /// `folder/name`), and returns what `body` makes of the record, read in place once; nil
+    /// (and nothing appended) when the payload is not exactly one that
+    /// ``appendPayload(_:recurrenceLocal:to:)`` wrote. `body`'s view is valid only inside it.
+    package mutating func append<Result>(payload: UnsafeRawBufferPointer, startInstant: Int64, endInstant: Int64,
+                                         componentName: StaticString, folder: UnsafeRawBufferPointer,
+                                         name: UnsafeRawBufferPointer,
+                                         _ body: (PackedListing, _ base: UnsafeRawPointer) -> Result) -> Result? {
+        let record = bytes.count
         Self.integer(startInstant, to: &bytes)
         Self.integer(endInstant, to: &bytes)
         componentName.withUTF8Buffer { name in
@@ -55,7 +56,16 @@ package struct PackedListings: Sendable {
         bytes.append(UInt8(ascii: "/"))
         bytes.append(contentsOf: name)
         bytes.append(contentsOf: payload)
-        return true
+        let result: Result? = bytes.withUnsafeBytes { buffer in
+            guard let listing = PackedListing(buffer, at: record, end: buffer.count) else { return nil }
+            return body(listing, buffer.baseAddress!)
+        }
+        if result != nil {
+            offsets.append(record)
+        } else {
+            bytes.removeSubrange(record...)
+        }
+        return result
     }
 
     /// Calls `body` with a view of every listing, in order.
@@ -184,24 +194,18 @@ package struct PackedListing {
         linkCount = 0
     }
 
-    /// Reads the record at `offset`, or nil when it is not whole.
-    package init?(_ buffer: UnsafeRawBufferPointer, at offset: Int) {
+    /// Reads the record at `offset`, or nil when it is not whole (or, with `end`, does not end
+    /// exactly there).
+    package init?(_ buffer: UnsafeRawBufferPointer, at offset: Int, end: Int? = nil) {
         self.init()
         var cursor = Cursor(buffer: buffer, position: offset)
-        guard let start = cursor.integer(Int64.self), let end = cursor.integer(Int64.self),
+        guard let start = cursor.integer(Int64.self), let stop = cursor.integer(Int64.self),
               let component = cursor.text(), let component, let source = cursor.text() else { return nil }
         startInstant = start
-        endInstant = end
+        endInstant = stop
         componentName = component
         self.source = source
-        guard readPayload(&cursor) else { return nil }
-    }
-
-    /// Whether `payload` is exactly one payload of the current layout.
-    static func isPayload(_ payload: UnsafeRawBufferPointer) -> Bool {
-        var view = PackedListing()
-        var cursor = Cursor(buffer: payload, position: 0)
-        return view.readPayload(&cursor) && cursor.position == payload.count
+        guard readPayload(&cursor), end.map({ $0 == cursor.position }) ?? true else { return nil }
     }
 
     /// Reads the payload's fields at the cursor; false when they are not whole.

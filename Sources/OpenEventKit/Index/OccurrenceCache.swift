@@ -486,14 +486,17 @@ extension StoreIndex {
         mutating func append(payload: UnsafeRawBufferPointer, startInstant: Int64, endInstant: Int64,
                              componentName: StaticString, collection: Int, name: UnsafeRawBufferPointer,
                              ordinal: Int, week: Int64) -> Bool {
-            let record = packed.bytes.count
             var folder = collections[collection]
-            let appended = folder.withUTF8 { folder in
+            let record = packed.bytes.count
+            let entry: Found? = folder.withUTF8 { folder in
                 packed.append(payload: payload, startInstant: startInstant, endInstant: endInstant,
-                              componentName: componentName, folder: UnsafeRawBufferPointer(folder), name: name)
+                              componentName: componentName, folder: UnsafeRawBufferPointer(folder), name: name) { listing, base in
+                    Self.found(listing, record: record, base: base, collection: collection, collectionBytes: folder.count,
+                               ordinal: ordinal, week: week)
+                }
             }
-            guard appended else { return false }
-            found(record: record, collection: collection, ordinal: ordinal, week: week)
+            guard let entry else { return false }
+            found.append(entry)
             return true
         }
 
@@ -503,30 +506,30 @@ extension StoreIndex {
             listing.source = key.description
             let record = packed.bytes.count
             packed.append(listing, recurrenceLocal: recurrenceLocal)
-            let collection = key.collection.utf8.withContiguousStorageIfAvailable { collectionIndex(UnsafeRawBufferPointer($0)) }
-                ?? collectionIndex(UnsafeRawBufferPointer(start: nil, count: 0))
-            found(record: record, collection: collection, ordinal: ordinal, week: Int64.min)
+            var folder = key.collection
+            let collection = folder.withUTF8 { collectionIndex(UnsafeRawBufferPointer($0)) }
+            found.append(packed.bytes.withUnsafeBytes { bytes in
+                Self.found(PackedListing(bytes, at: record)!, record: record, base: bytes.baseAddress!, collection: collection,
+                           collectionBytes: folder.utf8.count, ordinal: ordinal, week: Int64.min)
+            })
         }
 
-        /// Records the sort keys of the record just packed at `record`.
-        private mutating func found(record: Int, collection: Int, ordinal: Int, week: Int64) {
-            let collectionBytes = collections[collection].utf8.count
-            let entry: Found = packed.bytes.withUnsafeBytes { bytes in
-                let listing = PackedListing(bytes, at: record)!
-                let base = bytes.baseAddress!
-                let uidStart = listing.uid.baseAddress.map { $0 - base } ?? record
-                // The source is `collection/name`.
-                let source = listing.source!
-                let sourceStart = source.baseAddress.map { $0 - base } ?? record
-                let nameStart = sourceStart + collectionBytes + 1
-                let uid = uidStart..<(uidStart + listing.uid.count)
-                let name = nameStart..<(sourceStart + source.count)
-                let isASCII = !listing.uid.contains { $0 >= 0x80 } && !bytes[name].contains { $0 >= 0x80 }
-                return Found(startInstant: listing.startInstant, endInstant: listing.endInstant,
-                             recurrenceLocal: listing.recurrenceLocal, week: week, ordinal: ordinal, record: record,
-                             uid: uid, name: name, collection: collection, isASCII: isASCII)
-            }
-            found.append(entry)
+        /// The sort keys of the packed record at `record` (`base`: the start of the packed bytes).
+        private static func found(_ listing: PackedListing, record: Int, base: UnsafeRawPointer, collection: Int,
+                                  collectionBytes: Int, ordinal: Int, week: Int64) -> Found {
+            // Views into the buffer: their addresses less the buffer's are their offsets.
+            let uidStart = listing.uid.baseAddress! - base
+            // The source is `collection/name`.
+            let source = listing.source!
+            let sourceStart = source.baseAddress! - base
+            let uid = uidStart..<(uidStart + listing.uid.count)
+            let name = (sourceStart + collectionBytes + 1)..<(sourceStart + source.count)
+            let nameBytes = UnsafeRawBufferPointer(rebasing: source[(collectionBytes + 1)...])
+            let isASCII = !listing.uid.contains { $0 >= 0x80 } && !nameBytes.contains { $0 >= 0x80 }
+            return Found(startInstant: listing.startInstant, endInstant: listing.endInstant,
+                         recurrenceLocal: listing.recurrenceLocal, week: week, ordinal: ordinal,
+                         record: record, uid: uid, name: name, collection: collection,
+                         isASCII: isASCII)
         }
 
         /// Sorted as ``OccurrenceQuery`` sorts (start, end, UID, RECURRENCE-ID's local time,
