@@ -97,27 +97,47 @@ public struct OccurrenceFormatter: Sendable {
     /// ``csv(_:)-([OccurrenceListing])`` or ``agenda(_:color:)-([OccurrenceListing])``
     /// return as text.
     package func bytes(_ listings: PackedListings, as format: ListingFormat) -> [UInt8] {
+        var all: [UInt8] = []
+        write(listings, as: format, reserving: listings.bytes.count + listings.count * 160 + 256,
+              flushingAt: .max) { (out: inout [UInt8]) in swap(&all, &out) }
+        return all
+    }
+
+    /// Packed listings written in a format (as ``bytes(_:as:)``) in pieces: `flush` is
+    /// given the bytes each time `flushingAt` of them wait, and at the end, and takes them
+    /// (it leaves the array empty, or the bytes are written again). A large query's output
+    /// is never held whole.
+    package func write<Failure: Error>(_ listings: PackedListings, as format: ListingFormat,
+                                       reserving capacity: Int = 1 << 18, flushingAt threshold: Int = 1 << 18,
+                                       _ flush: (inout [UInt8]) throws(Failure) -> Void) throws(Failure) {
         var out: [UInt8] = []
-        out.reserveCapacity(listings.bytes.count + listings.count * 160 + 256)
+        out.reserveCapacity(capacity)
         switch format {
         case .json:
             out.append(UInt8(ascii: "["))
             var first = true
-            listings.forEach { listing in
+            try listings.forEach { (listing: PackedListing) throws(Failure) in
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 appendJSON(listing, to: &out)
+                if out.count >= threshold { try flush(&out) }
             }
             Self.append(listings.count == 0 ? "]\n" : "\n]\n", to: &out)
         case .csv:
             Self.append("uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source,conference\r\n",
                         to: &out)
-            listings.forEach { appendCSV($0, to: &out) }
+            try listings.forEach { (listing: PackedListing) throws(Failure) in
+                appendCSV(listing, to: &out)
+                if out.count >= threshold { try flush(&out) }
+            }
         case .agenda(let color):
             var currentDay: CalendarDate?
-            listings.forEach { appendAgenda($0, color: color, currentDay: &currentDay, to: &out) }
+            try listings.forEach { (listing: PackedListing) throws(Failure) in
+                appendAgenda(listing, color: color, currentDay: &currentDay, to: &out)
+                if out.count >= threshold { try flush(&out) }
+            }
         }
-        return out
+        try flush(&out)
     }
 
     private func appendJSON(_ listing: PackedListing, to out: inout [UInt8]) {

@@ -26,6 +26,12 @@ package struct PackedListings: Sendable {
     /// The number of listings.
     package var count: Int { offsets.count }
 
+    /// Reserves room for `bytes` bytes of records and `records` offsets.
+    package mutating func reserveCapacity(bytes: Int, records: Int) {
+        self.bytes.reserveCapacity(bytes)
+        offsets.reserveCapacity(records)
+    }
+
     /// Appends a listing (its RECURRENCE-ID's local time is not shown by any format: 0).
     package mutating func append(_ listing: OccurrenceListing, recurrenceLocal: Int64 = 0) {
         offsets.append(bytes.count)
@@ -69,13 +75,18 @@ package struct PackedListings: Sendable {
     }
 
     /// Calls `body` with a view of every listing, in order.
-    package func forEach(_ body: (PackedListing) throws -> Void) rethrows {
-        try bytes.withUnsafeBytes { buffer in
+    package func forEach<Failure: Error>(_ body: (PackedListing) throws(Failure) -> Void) throws(Failure) {
+        var failure: Failure?
+        bytes.withUnsafeBytes { buffer in
             for offset in offsets {
                 // Records were validated when appended.
-                try body(PackedListing(buffer, at: offset)!)
+                do throws(Failure) { try body(PackedListing(buffer, at: offset)!) } catch {
+                    failure = error
+                    return
+                }
             }
         }
+        if let failure { throw failure }
     }
 
     /// The listings, decoded.

@@ -154,9 +154,15 @@ extension ICal {
                                                                         readingToDos: component.contains(.VTODO), gate: gate)
                 diagnostics.forEach { printError($0.description) }
                 if let limit, listings.count > limit { listings.offsets = Array(listings.offsets.prefix(limit)) }
-                let bytes = formatter.bytes(listings, as: format == .json ? .json : format == .csv ? .csv
-                                                : .agenda(color: output.output == "-" && isatty(1) == 1))
-                try FileIOBridge.write(bytes, to: output.output)
+                let listingFormat: OccurrenceFormatter.ListingFormat = format == .json ? .json : format == .csv ? .csv
+                    : .agenda(color: output.output == "-" && isatty(1) == 1)
+                // Written in pieces as it is formatted (a file still all at once, at the end).
+                try FileIOBridge.write(to: output.output) { descriptor, reported throws(ICalError) in
+                    try formatter.write(listings, as: listingFormat) { (piece: inout [UInt8]) throws(ICalError) in
+                        try FileIO.writeAll(piece, to: descriptor, path: reported)
+                        piece.removeAll(keepingCapacity: true)
+                    }
+                }
             }
         }
 
@@ -186,6 +192,14 @@ enum FileIOBridge {
     static func write(_ bytes: [UInt8], to path: String) throws {
         try reporting { () throws(ICalError) in
             if path == "-" { try FileIO.writeStandardOutput(bytes) } else { try ICalWriter.writeFileAtomically(bytes, to: path) }
+        }
+    }
+
+    /// Writes what `content` writes into a descriptor (and the path to name in errors):
+    /// standard output for `-`, else the file, atomically.
+    static func write(to path: String, content: (Int32, String) throws(ICalError) -> Void) throws {
+        try reporting { () throws(ICalError) in
+            if path == "-" { try content(1, "<stdout>") } else { try FileIO.writeAtomically(to: path, content: content) }
         }
     }
 

@@ -128,6 +128,24 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == contents)
     }
 
+    /// `decided` is read without Foundation's ISO 8601 parser when it has the form the file is
+    /// written in; every form must come out as `JSONDecoder`'s `.iso8601` strategy reads it.
+    @Test(arguments: ["2026-11-22T10:00:00Z", "1999-12-31T23:59:59Z", "2024-02-29T00:00:00Z", "1970-01-01T00:00:00Z",
+                      "2026-11-22T10:00:00+01:00", "2026-11-22T10:00:00.5Z", "2026-02-30T10:00:00Z", "2026-13-01T00:00:00Z",
+                      "2026-11-22T24:00:00Z", "2026-11-22 10:00:00Z", "２026-11-22T10:00:00Z", "yesterday"])
+    func decisionTimesReadAsFoundationsISO8601StrategyReadsThem(decided: String) throws {
+        struct Reference: Decodable { var decided: Date }
+        let reference = JSONDecoder()
+        reference.dateDecodingStrategy = .iso8601
+        let expected = try? reference.decode(Reference.self, from: Data(#"{"decided":"\#(decided)"}"#.utf8)).decided
+        let json = #"{"formatVersion":1,"apps":{"org.example.lessons":{"events":{"status":"fullAccess","decided":"\#(decided)","by":"prompt"}}}}"#
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let read = try? decoder.decode(AuthorizationRecords.self, from: Data(json.utf8))
+        #expect(read?.decision(for: "org.example.lessons", .event)?.decided == expected)
+        #expect((read == nil) == (expected == nil))
+    }
+
     @Test func aNewerFormatIsRefused() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }

@@ -1,0 +1,86 @@
+import Testing
+@testable import ICalKit
+
+/// `ical query` writes listings in pieces as they are formatted
+/// (``OccurrenceFormatter/write(_:as:reserving:flushingAt:_:)``); the pieces, put together,
+/// must be the bytes of the whole output, at any piece size, in every format.
+@Suite struct ListingPiecesTests {
+    /// Two years of a daily lesson in Berlin, a weekly all-day event and a floating meeting
+    /// with non-ASCII text, quotes, commas and a conference link: about 900 listings, some
+    /// 300 KB of JSON.
+    static let listings: PackedListings = {
+        let text = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//x//EN\r
+            BEGIN:VEVENT\r
+            UID:daily@example.org\r
+            DTSTAMP:20250101T000000Z\r
+            DTSTART;TZID=Europe/Berlin:20250101T170000\r
+            DURATION:PT45M\r
+            RRULE:FREQ=DAILY\r
+            SUMMARY:Piano lesson – grade 3 (Émilie)\r
+            LOCATION:Room "A"\\, floor 2\r
+            END:VEVENT\r
+            BEGIN:VEVENT\r
+            UID:weekly@example.org\r
+            DTSTAMP:20250101T000000Z\r
+            DTSTART;VALUE=DATE:20250103\r
+            RRULE:FREQ=WEEKLY\r
+            SUMMARY:Market day 📅\r
+            CONFERENCE;VALUE=URI;FEATURE=VIDEO;LABEL=Room:https://example.org/room\r
+            END:VEVENT\r
+            BEGIN:VEVENT\r
+            UID:floating@example.org\r
+            DTSTAMP:20250101T000000Z\r
+            DTSTART:20250106T090000\r
+            DTEND:20250106T100000\r
+            RRULE:FREQ=WEEKLY;BYDAY=MO,TH\r
+            SUMMARY:Team, weekly\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let calendar = try! ICalReader().read(text, file: "pieces.ics").calendars[0]
+        let start = LocalDateTime(year: 2025, month: 1, day: 1)!.secondsSinceEpoch
+        let end = LocalDateTime(year: 2027, month: 1, day: 1)!.secondsSinceEpoch
+        let result = OccurrenceQuery(window: start..<end, floatingZone: IANATimeZone(named: "Europe/Berlin")!)
+            .run([OccurrenceQuery.Source(calendar: calendar, name: "pieces.ics")])
+        return PackedListings(result.matches.map(OccurrenceListing.init))
+    }()
+
+    @Test(arguments: [1, 100, 4096, 1 << 18])
+    func piecesPutTogetherAreTheWholeOutput(pieceSize: Int) {
+        #expect(Self.listings.count > 800)
+        for displayZone in [nil, IANATimeZone(named: "America/New_York")] as [(any TimeZoneRules)?] {
+            let formatter = OccurrenceFormatter(displayZone: displayZone)
+            for format in [OccurrenceFormatter.ListingFormat.json, .csv, .agenda(color: false), .agenda(color: true)] {
+                let whole = formatter.bytes(Self.listings, as: format)
+                var pieces: [[UInt8]] = []
+                formatter.write(Self.listings, as: format, reserving: 16, flushingAt: pieceSize) { (piece: inout [UInt8]) in
+                    pieces.append(piece)
+                    piece.removeAll(keepingCapacity: true)
+                }
+                #expect(pieces.joined().elementsEqual(whole), "\(format) in pieces of \(pieceSize)")
+                // Every piece but the last is at least the piece size; a large output is
+                // never held whole.
+                #expect(pieces.dropLast().allSatisfy { $0.count >= pieceSize })
+                if whole.count > 2 * pieceSize { #expect(pieces.count > 1) }
+                #expect(pieces.allSatisfy { $0.count < pieceSize + 4096 })
+            }
+        }
+    }
+
+    @Test func aFailingWriteStopsTheListing() {
+        struct Full: Error {}
+        var written = 0
+        #expect(throws: Full.self) {
+            try OccurrenceFormatter().write(Self.listings, as: .json, flushingAt: 1000) { (piece: inout [UInt8]) throws(Full) in
+                written += 1
+                if written == 3 { throw Full() }
+                piece.removeAll()
+            }
+        }
+        #expect(written == 3)
+    }
+}
