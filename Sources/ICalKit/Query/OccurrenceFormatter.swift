@@ -190,15 +190,102 @@ public struct OccurrenceFormatter: Sendable {
         text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
-    /// A JSON string, or null.
-    private static func appendJSON(_ text: UnsafeRawBufferPointer?, to out: inout [UInt8]) {
+    /// A JSON string, or null: the bytes ``jsonString(_:)`` gives for the text, escaped byte by
+    /// byte without a `String` (most listings' text has a dash, a quote mark or an emoji whose
+    /// lead byte must be looked at). Text that is not valid UTF-8 goes through
+    /// ``jsonString(_:)``, which repairs it as `String(decoding:as:)` does.
+    static func appendJSON(_ text: UnsafeRawBufferPointer?, to out: inout [UInt8]) {
         guard let text else { return append("null", to: &out) }
-        if !text.contains(where: needsJSONEscape) {
+        guard let first = text.firstIndex(where: needsJSONEscape) else {
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: text)
             out.append(UInt8(ascii: "\""))
-        } else {
-            out.append(contentsOf: jsonString(PackedListing.string(text)).utf8)
+            return
+        }
+        guard isValidUTF8(text) else { return out.append(contentsOf: jsonString(PackedListing.string(text)).utf8) }
+        out.append(UInt8(ascii: "\""))
+        var copied = 0, index = first
+        while index < text.count {
+            let byte = text[index]
+            guard needsJSONEscape(byte) else {
+                index += 1
+                continue
+            }
+            let (value, length) = scalar(at: index, in: text)
+            let escape: StaticString?
+            switch value {
+            case 0x22: escape = "\\\""
+            case 0x5C: escape = "\\\\"
+            case 0x0A: escape = "\\n"
+            case 0x0D: escape = "\\r"
+            case 0x09: escape = "\\t"
+            default:
+                guard TerminalText.isShownEscaped(Unicode.Scalar(value)!) else {
+                    index += length
+                    continue
+                }
+                escape = nil
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[copied..<index]))
+            if let escape {
+                append(escape, to: &out)
+            } else {
+                // \u and four lowercase hex digits: every scalar escaped here is below U+10000.
+                append("\\u", to: &out)
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    let digit = UInt8((value >> UInt32(shift)) & 0xF)
+                    out.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+                }
+            }
+            index += length
+            copied = index
+        }
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[copied...]))
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The scalar value and byte length of the scalar at `index` of valid UTF-8, whose first
+    /// byte is one ``needsJSONEscape(_:)`` looks at (ASCII, or the lead byte 0xC2, 0xD8 or 0xE2).
+    private static func scalar(at index: Int, in text: UnsafeRawBufferPointer) -> (value: UInt32, length: Int) {
+        let byte = text[index]
+        switch byte {
+        case 0xC2, 0xD8:
+            return (UInt32(byte & 0x1F) << 6 | UInt32(text[index + 1] & 0x3F), 2)
+        case 0xE2:
+            return (UInt32(byte & 0x0F) << 12 | UInt32(text[index + 1] & 0x3F) << 6 | UInt32(text[index + 2] & 0x3F), 3)
+        default:
+            return (UInt32(byte), 1)
+        }
+    }
+
+    /// Whether bytes hold a scalar ``TerminalText`` shows escaped, or are not valid UTF-8
+    /// (which `String(decoding:as:)` repairs): whether they must go through a `String`.
+    private static func needsTerminalEscape(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard let first = text.firstIndex(where: needsJSONEscape) else { return false }
+        guard isValidUTF8(text) else { return true }
+        var index = first
+        while index < text.count {
+            guard needsJSONEscape(text[index]) else {
+                index += 1
+                continue
+            }
+            let (value, length) = scalar(at: index, in: text)
+            if TerminalText.isShownEscaped(Unicode.Scalar(value)!) { return true }
+            index += length
+        }
+        return false
+    }
+
+    /// Whether bytes are well-formed UTF-8.
+    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
         }
     }
 
@@ -249,13 +336,16 @@ public struct OccurrenceFormatter: Sendable {
 
     /// A number from 0 of exactly `width` digits (the caller checks the range).
     private static func appendDigits(_ value: Int, _ width: Int, to out: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
-            rest %= divisor
-            divisor /= 10
+        precondition(width <= 4)
+        // Divided by the constant 10 (a multiplication), appended once.
+        var digits: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { digits in
+            var rest = value
+            for index in stride(from: width - 1, through: 0, by: -1) {
+                digits[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[0..<width]))
         }
     }
 
@@ -432,8 +522,8 @@ public struct OccurrenceFormatter: Sendable {
 
     /// ``TerminalText/line(_:maximumLength:)`` of bytes: copied when nothing in them is
     /// shown escaped.
-    private static func appendLine(_ text: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        if text.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) {
+    static func appendLine(_ text: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        if needsTerminalEscape(text) {
             out.append(contentsOf: TerminalText.line(PackedListing.string(text)).utf8)
         } else {
             out.append(contentsOf: text)

@@ -83,4 +83,40 @@ import Testing
         }
         #expect(written == 3)
     }
+
+    /// JSON text is escaped from bytes exactly as ``OccurrenceFormatter/jsonString(_:)``
+    /// escapes a string, and agenda text as ``TerminalText/line(_:maximumLength:)``: random text from scalars that are escaped, that share an escaped
+    /// scalar's lead byte, and others; then bytes that are not UTF-8.
+    @Test func jsonTextFromBytesIsTheStringsEscaping() {
+        let pool: [Unicode.Scalar] = ["a", "Z", " ", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1B}", "\u{7F}", "\u{80}",
+                                      "\u{85}", "\u{9F}", "\u{A0}", "\u{A9}", "é", "\u{600}", "\u{61C}", "\u{63F}", "\u{2013}",
+                                      "—", "\u{200B}", "\u{200E}", "\u{200F}", "\u{2028}", "\u{2029}", "\u{202A}", "\u{202E}",
+                                      "\u{2066}", "\u{2069}", "\u{206A}", "€", "☕", "\u{2FFF}", "会", "📅", "\u{10FFFF}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...12, using: &generator) {
+                text.unicodeScalars.append(pool.randomElement(using: &generator)!)
+            }
+            var out: [UInt8] = []
+            Array(text.utf8).withUnsafeBytes { OccurrenceFormatter.appendJSON($0, to: &out) }
+            #expect(out == Array(OccurrenceFormatter.jsonString(text).utf8), "\(Array(text.unicodeScalars))")
+            var line: [UInt8] = []
+            Array(text.utf8).withUnsafeBytes { OccurrenceFormatter.appendLine($0, to: &line) }
+            #expect(line == Array(TerminalText.line(text).utf8), "\(Array(text.unicodeScalars))")
+        }
+        for bytes: [UInt8] in [[0x22, 0xC3], [0xE2, 0x80], [0x41, 0x80, 0x22], [0xC2], [0xE2, 0x28, 0xA1, 0x5C], [0xFF, 0x0A]] {
+            var out: [UInt8] = []
+            bytes.withUnsafeBytes { OccurrenceFormatter.appendJSON($0, to: &out) }
+            #expect(out == Array(OccurrenceFormatter.jsonString(String(decoding: bytes, as: UTF8.self)).utf8), "\(bytes)")
+            var line: [UInt8] = []
+            bytes.withUnsafeBytes { OccurrenceFormatter.appendLine($0, to: &line) }
+            if bytes.contains(where: OccurrenceFormatter.needsJSONEscape) {
+                #expect(line == Array(TerminalText.line(String(decoding: bytes, as: UTF8.self)).utf8), "\(bytes)")
+            }
+        }
+        var null: [UInt8] = []
+        OccurrenceFormatter.appendJSON(nil, to: &null)
+        #expect(null == Array("null".utf8))
+    }
 }
