@@ -196,7 +196,7 @@ public struct OccurrenceFormatter: Sendable {
     /// ``jsonString(_:)``, which repairs it as `String(decoding:as:)` does.
     static func appendJSON(_ text: UnsafeRawBufferPointer?, to out: inout [UInt8]) {
         guard let text else { return append("null", to: &out) }
-        guard let first = text.firstIndex(where: needsJSONEscape) else {
+        guard let first = firstEscapeCandidate(text) else {
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: text)
             out.append(UInt8(ascii: "\""))
@@ -204,13 +204,8 @@ public struct OccurrenceFormatter: Sendable {
         }
         guard isValidUTF8(text) else { return out.append(contentsOf: jsonString(PackedListing.string(text)).utf8) }
         out.append(UInt8(ascii: "\""))
-        var copied = 0, index = first
-        while index < text.count {
-            let byte = text[index]
-            guard needsJSONEscape(byte) else {
-                index += 1
-                continue
-            }
+        var copied = 0, next: Int? = first
+        while let index = next {
             let (value, length) = scalar(at: index, in: text)
             let escape: StaticString?
             switch value {
@@ -221,7 +216,7 @@ public struct OccurrenceFormatter: Sendable {
             case 0x09: escape = "\\t"
             default:
                 guard TerminalText.isShownEscaped(Unicode.Scalar(value)!) else {
-                    index += length
+                    next = firstEscapeCandidate(text, from: index + length)
                     continue
                 }
                 escape = nil
@@ -237,8 +232,8 @@ public struct OccurrenceFormatter: Sendable {
                     out.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
                 }
             }
-            index += length
-            copied = index
+            copied = index + length
+            next = firstEscapeCandidate(text, from: copied)
         }
         out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[copied...]))
         out.append(UInt8(ascii: "\""))
@@ -261,17 +256,13 @@ public struct OccurrenceFormatter: Sendable {
     /// Whether bytes hold a scalar ``TerminalText`` shows escaped, or are not valid UTF-8
     /// (which `String(decoding:as:)` repairs): whether they must go through a `String`.
     private static func needsTerminalEscape(_ text: UnsafeRawBufferPointer) -> Bool {
-        guard let first = text.firstIndex(where: needsJSONEscape) else { return false }
+        guard let first = firstEscapeCandidate(text) else { return false }
         guard isValidUTF8(text) else { return true }
-        var index = first
-        while index < text.count {
-            guard needsJSONEscape(text[index]) else {
-                index += 1
-                continue
-            }
+        var next: Int? = first
+        while let index = next {
             let (value, length) = scalar(at: index, in: text)
             if TerminalText.isShownEscaped(Unicode.Scalar(value)!) { return true }
-            index += length
+            next = firstEscapeCandidate(text, from: index + length)
         }
         return false
     }
@@ -301,13 +292,7 @@ public struct OccurrenceFormatter: Sendable {
             local = own
             offset = ownOffset
         }
-        Self.appendDate(local.date, to: &out)
-        out.append(UInt8(ascii: "T"))
-        Self.appendDigits(local.time.hour, 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(local.time.minute, 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(local.time.second, 2, to: &out)
+        Self.appendDateTime(local, to: &out)
         if let offset { Self.appendOffset(offset, to: &out) }
     }
 
@@ -327,11 +312,50 @@ public struct OccurrenceFormatter: Sendable {
 
     private static func appendDate(_ date: CalendarDate, to out: inout [UInt8]) {
         guard (0...9999).contains(date.year) else { return out.append(contentsOf: date.description.utf8) }
-        appendDigits(date.year, 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(date.month, 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(date.day, 2, to: &out)
+        withISOText(date, nil) { out.append(contentsOf: $0) }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS`, appended at once.
+    private static func appendDateTime(_ local: LocalDateTime, to out: inout [UInt8]) {
+        guard (0...9999).contains(local.date.year) else {
+            appendDate(local.date, to: &out)
+            out.append(UInt8(ascii: "T"))
+            appendDigits(local.time.hour, 2, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendDigits(local.time.minute, 2, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendDigits(local.time.second, 2, to: &out)
+            return
+        }
+        withISOText(local.date, local.time) { out.append(contentsOf: $0) }
+    }
+
+    /// The ISO 8601 text of a date of years 0-9999 (`YYYY-MM-DD`) and a time
+    /// (`THH:MM:SS`), written into a buffer on the stack.
+    private static func withISOText(_ date: CalendarDate, _ time: TimeOfDay?, _ body: (UnsafeRawBufferPointer) -> Void) {
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+            }
+            put(date.year, 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(date.month, 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(date.day, 2, at: 8)
+            guard let time else { return body(UnsafeRawBufferPointer(rebasing: buffer[0..<10])) }
+            buffer[10] = UInt8(ascii: "T")
+            put(time.hour, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(time.minute, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(time.second, 2, at: 17)
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<19]))
+        }
     }
 
     /// A number from 0 of exactly `width` digits (the caller checks the range).
@@ -347,6 +371,31 @@ public struct OccurrenceFormatter: Sendable {
             }
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[0..<width]))
         }
+    }
+
+    /// The index of the first byte ``needsJSONEscape(_:)`` looks at, or nil. Eight bytes at a
+    /// time: a word of ASCII with no control, `"`, `\` or DEL is passed over whole (most of
+    /// a listing's text).
+    static func firstEscapeCandidate(_ text: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        /// Whether a word has a zero byte.
+        func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var index = start
+        while index < text.count {
+            if index + 8 <= text.count, let base = text.baseAddress {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                // No byte at or above 0x80, below 0x20 (a borrow may flag a byte that is not:
+                // then the bytes are looked at one by one), or equal to ", \ or DEL.
+                let plain = word & highs == 0 && (word &- ones &* 0x20) & highs == 0
+                    && !hasZero(word ^ (ones &* 0x22)) && !hasZero(word ^ (ones &* 0x5C)) && !hasZero(word ^ (ones &* 0x7F))
+                if !plain, let found = (index..<(index + 8)).first(where: { needsJSONEscape(text[$0]) }) { return found }
+                index += 8
+            } else {
+                if needsJSONEscape(text[index]) { return index }
+                index += 1
+            }
+        }
+        return nil
     }
 
     /// Whether a UTF-8 byte may start something a JSON string escapes: a C0 control, `"`, `\`,

@@ -475,11 +475,27 @@ extension StoreIndex {
         /// The collections of the records, in the order first read.
         var collections: [String] = []
 
+        /// The collections' names as bytes, beside ``collections``.
+        private var collectionBytes: [[UInt8]] = []
+        /// The collection of the last row (rows come collection by collection within a week).
+        private var lastCollection = 0
+
         /// The index of a collection in ``collections``, added when new.
         mutating func collectionIndex(_ bytes: UnsafeRawBufferPointer) -> Int {
-            if let known = collections.firstIndex(where: { $0.utf8.elementsEqual(bytes) }) { return known }
+            func matches(_ index: Int) -> Bool {
+                collectionBytes[index].withUnsafeBytes { known in
+                    known.count == bytes.count && (bytes.isEmpty || memcmp(known.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+                }
+            }
+            if lastCollection < collections.count, matches(lastCollection) { return lastCollection }
+            if let known = collections.indices.first(where: matches) {
+                lastCollection = known
+                return known
+            }
             collections.append(String(decoding: bytes, as: UTF8.self))
-            return collections.count - 1
+            collectionBytes.append(Array(bytes))
+            lastCollection = collections.count - 1
+            return lastCollection
         }
 
         /// Adds a stored row; false when its payload cannot be read.

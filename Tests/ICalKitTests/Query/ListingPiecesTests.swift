@@ -88,14 +88,14 @@ import Testing
     /// escapes a string, and agenda text as ``TerminalText/line(_:maximumLength:)``: random text from scalars that are escaped, that share an escaped
     /// scalar's lead byte, and others; then bytes that are not UTF-8.
     @Test func jsonTextFromBytesIsTheStringsEscaping() {
-        let pool: [Unicode.Scalar] = ["a", "Z", " ", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1B}", "\u{7F}", "\u{80}",
+        let pool: [Unicode.Scalar] = ["a", "Z", " ", "a", "b", "c", "d", "e", "f", "0", "~", "!", "#", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1B}", "\u{7F}", "\u{80}",
                                       "\u{85}", "\u{9F}", "\u{A0}", "\u{A9}", "é", "\u{600}", "\u{61C}", "\u{63F}", "\u{2013}",
                                       "—", "\u{200B}", "\u{200E}", "\u{200F}", "\u{2028}", "\u{2029}", "\u{202A}", "\u{202E}",
                                       "\u{2066}", "\u{2069}", "\u{206A}", "€", "☕", "\u{2FFF}", "会", "📅", "\u{10FFFF}"]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<3000 {
             var text = ""
-            for _ in 0..<Int.random(in: 0...12, using: &generator) {
+            for _ in 0..<Int.random(in: 0...40, using: &generator) {
                 text.unicodeScalars.append(pool.randomElement(using: &generator)!)
             }
             var out: [UInt8] = []
