@@ -374,21 +374,22 @@ public struct OccurrenceFormatter: Sendable {
     }
 
     /// The index of the first byte ``needsJSONEscape(_:)`` looks at, or nil. Eight bytes at a
-    /// time: a word of ASCII with no control, `"`, `\` or DEL is passed over whole (most of
-    /// a listing's text).
+    /// time: a word without such a byte (most of a listing's text, whatever its script) is
+    /// passed over whole.
     static func firstEscapeCandidate(_ text: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        /// Whether a word has a zero byte.
-        func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        /// Whether a word may have a byte below `limit` (at most 0x80): never false when it has
+        /// one; a borrow may make it true when it has not (the bytes are then looked at).
+        func mayHaveLess(_ word: UInt64, _ limit: UInt64) -> Bool { (word &- ones &* limit) & ~word & highs != 0 }
+        /// Whether a word may have a byte equal to `byte` (as ``mayHaveLess(_:_:)``).
+        func mayHave(_ word: UInt64, _ byte: UInt64) -> Bool { mayHaveLess(word ^ (ones &* byte), 1) }
         var index = start
         while index < text.count {
             if index + 8 <= text.count, let base = text.baseAddress {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                // No byte at or above 0x80, below 0x20 (a borrow may flag a byte that is not:
-                // then the bytes are looked at one by one), or equal to ", \ or DEL.
-                let plain = word & highs == 0 && (word &- ones &* 0x20) & highs == 0
-                    && !hasZero(word ^ (ones &* 0x22)) && !hasZero(word ^ (ones &* 0x5C)) && !hasZero(word ^ (ones &* 0x7F))
-                if !plain, let found = (index..<(index + 8)).first(where: { needsJSONEscape(text[$0]) }) { return found }
+                let candidate = mayHaveLess(word, 0x20) || mayHave(word, 0x22) || mayHave(word, 0x5C) || mayHave(word, 0x7F)
+                    || (word & highs != 0 && (mayHave(word, 0xC2) || mayHave(word, 0xD8) || mayHave(word, 0xE2)))
+                if candidate, let found = (index..<(index + 8)).first(where: { needsJSONEscape(text[$0]) }) { return found }
                 index += 8
             } else {
                 if needsJSONEscape(text[index]) { return index }
