@@ -19,7 +19,10 @@ let package = Package(
         // C
         .systemLibrary(
             name: "CLibical",
-            pkgConfig: "libical",
+            // libical alone (module.modulemap: link "ical"), not pkg-config's libs: those add
+            // libicalss and libicalvcal, of which nothing is used, and libicalss loads Berkeley
+            // DB; three libraries fewer to map and relocate at every start. Its headers are in
+            // the standard include path (Debian's libical-dev: /usr/include/libical).
             providers: [.apt(["libical-dev"]), .brew(["libical"])]),
         .systemLibrary(
             name: "CCurl",

@@ -16,8 +16,10 @@
 #   BENCH_FLOOR_SIZES   event counts          (default "1000 100000")
 #   BENCH_FLOOR_RUNS    rounds; medians shown (default BENCH_RUNS, else 10)
 #   BENCH_FLOOR_RESULTS the Markdown table    (default Benchmarks/results/query-floor-latest.md)
+#   BENCH_FLOOR_KHAL_RUNS rounds of warm khal (default 3; it takes seconds at 100,000 events)
+#   BENCH_KHAL          0 skips khal          (default 1)
 #   BENCH_SEED          generator seed        (default 42)
-#   SWIFT, CC
+#   SWIFT, CC, PYTHON
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,13 +30,18 @@ SIZES=${BENCH_FLOOR_SIZES:-"1000 100000"}
 RUNS=${BENCH_FLOOR_RUNS:-${BENCH_RUNS:-10}}
 RESULTS=${BENCH_FLOOR_RESULTS:-"$here/results/query-floor-latest.md"}
 SEED=${BENCH_SEED:-42}
+KHAL_RUNS=${BENCH_FLOOR_KHAL_RUNS:-3}
+KHAL_ENABLED=${BENCH_KHAL:-1}
 SWIFT=${SWIFT:-swift}
 CC=${CC:-cc}
+PYTHON=${PYTHON:-python3}
 MONTH=2026-03
 TZ=UTC
 export TZ
 month_start=$(date -u -d "$MONTH-01" +%s)
 month_end=$(date -u -d "$MONTH-01 +1 month" +%s)
+month_first="$MONTH-01"
+month_last=$(date -u -d "$MONTH-01 +1 month -1 day" +%Y-%m-%d)   # khal's END date is inclusive
 
 say() { printf '%s\n' "$*" >&2; }
 
@@ -48,6 +55,9 @@ TIMED="$here/.build/run-timed"
 SQLITE_MONTH="$here/.build/sqlite-month"
 "$CC" -O2 -Wall -o "$TIMED" "$here/c/run-timed.c"
 "$CC" -O2 -Wall -o "$SQLITE_MONTH" "$here/c/sqlite-month.c" -lsqlite3
+
+. "$here/khal.sh"
+khal_install query-floor
 
 raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
@@ -85,8 +95,16 @@ for size in $SIZES; do
         "$ICAL" privacy grant org.openeventkit.ical --events full --reminders full --store "$store" >/dev/null
         "$ICAL" import "$file" --store "$store" >/dev/null
     fi
-    # The index and the month's cache (untimed).
+    # The index and the month's cache (untimed); khal's cache of the same events (untimed).
     "$ICAL" query --at "$MONTH" --tz UTC --format json --store "$store" >"$raw/$size-first.json"
+    if khal_ok; then
+        khal_config=$(khal_write_config "$here/work/khal-dense-$size" "$store/calendar")
+        if [ ! -f "$here/work/khal-dense-$size/cache.db" ] || [ "$store/calendar" -nt "$here/work/khal-dense-$size/cache.db" ]; then
+            say "query-floor: khal builds its cache of $size events (untimed)"
+            rm -f "$here/work/khal-dense-$size/cache.db"*
+        fi
+        "$KHAL" -c "$khal_config" list --day-format "" --format "{uid}|{start-long}" "$month_first" "$month_last" >/dev/null
+    fi
     for round in $(seq 1 "$RUNS"); do
         say "query-floor: $size events: round $round of $RUNS"
         timed floor "$size" "$ICAL" --version
@@ -94,6 +112,9 @@ for size in $SIZES; do
         for format in json text csv; do
             timed "$format" "$size" "$ICAL" query --at "$MONTH" --tz UTC --format "$format" --store "$store"
         done
+        if khal_ok && [ "$round" -le "$KHAL_RUNS" ]; then
+            timed khal "$size" "$KHAL" -c "$khal_config" list --day-format "" --format "{uid}|{start-long}" "$month_first" "$month_last"
+        fi
     done
     cmp -s "$raw/$size-first.json" "$raw/$size-json.out" || { say "query-floor: warm JSON differs from the first query's"; exit 1; }
 done
@@ -115,7 +136,9 @@ done
     for size in $SIZES; do
         occurrences=$(grep -c '^  {"uid"' "$raw/$size-json.out" || true)
         floor=$(median "$size" floor wall_ms)
-        for name in floor sqlite json text csv; do
+        names="floor sqlite json text csv"
+        khal_ok && names="$names khal"
+        for name in $names; do
             wall=$(median "$size" "$name" wall_ms)
             cpu=$(awk -v u="$(median "$size" "$name" user_ms)" -v s="$(median "$size" "$name" sys_ms)" 'BEGIN { printf "%.1f", u + s }')
             peak=$(awk -v k="$(median "$size" "$name" peak_rss_kib)" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }')
@@ -123,6 +146,8 @@ done
             case $name in
                 floor) figure='process floor: `ical --version`'; target=-; result=- ;;
                 sqlite) figure='bare SQLite read of the cached rows (`c/sqlite-month.c`)'; target=-; result=- ;;
+                khal) figure="warm \`khal list\` of the month (its cache built; $(wc -l <"$raw/$size-khal.out") lines)"; target=-
+                      result=$(awk -v k="$wall" -v j="$(median "$size" json wall_ms)" 'BEGIN { printf "%.0fx the JSON query", k / j }') ;;
                 *) figure="warm \`ical query --format $name\`"
                    limit=15; [ "$size" -le 1000 ] && limit=8
                    target="≤ $limit ms"
@@ -131,5 +156,6 @@ done
             echo "| $size | $occurrences | $figure | $wall | $cpu | $peak | $ratio | $target | $result |"
         done
     done
+    khal_ok || { echo; echo "$khal_note"; }
 } >"$RESULTS"
 cat "$RESULTS"

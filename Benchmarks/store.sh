@@ -75,22 +75,8 @@ mkdir -p "$here/.build" "$here/work"
 TIMED="$here/.build/run-timed"
 "$CC" -O2 -Wall -o "$TIMED" "$here/c/run-timed.c"
 
-# khal goes into a venv of its own (bench-only), work/khal-venv.
-KHAL_VENV="$here/work/khal-venv"
-KHAL="$KHAL_VENV/bin/khal"
-khal_note=""
-if [ "$KHAL_ENABLED" != 1 ]; then
-    khal_note="khal skipped: BENCH_KHAL=0."
-elif ! "$KHAL" --version >/dev/null 2>&1; then
-    say "store: installing khal (bench-only) into work/khal-venv"
-    if ! { [ -x "$KHAL_VENV/bin/python" ] || "$PYTHON" -m venv "$KHAL_VENV" >&2; } ||
-       ! "$KHAL_VENV/bin/python" -m pip install --quiet --disable-pip-version-check khal >&2 ||
-       ! "$KHAL" --version >/dev/null 2>&1; then
-        khal_note="khal skipped: pip could not install it into work/khal-venv."
-    fi
-fi
-[ -n "$khal_note" ] && say "store: $khal_note"
-khal_ok() { [ -z "$khal_note" ]; }
+. "$here/khal.sh"
+khal_install store
 
 # MARK: Files and stores
 
@@ -171,22 +157,15 @@ spread() {
 # khal_config SIZE STORE: a khal configuration over the store's event collections, its
 # cache in work/stores/khal-SIZE/.
 khal_config() {
-    dir="$stores/khal-$1"
-    mkdir -p "$dir"
-    {
-        echo "[calendars]"
-        i=0
-        for name in $collection_names; do
-            [ "$i" -lt "$COLLECTIONS" ] || break
-            printf '[[%s]]\npath = %s\ntype = calendar\n' "$name" "$2/$name"
-            i=$((i + 1))
-        done
-        printf '[sqlite]\npath = %s/cache.db\n' "$dir"
-        printf '[locale]\nlocal_timezone = UTC\ndefault_timezone = UTC\ntimeformat = %%H:%%M\ndateformat = %%Y-%%m-%%d\n'
-        printf 'longdateformat = %%Y-%%m-%%d\ndatetimeformat = %%Y-%%m-%%d %%H:%%M\nlongdatetimeformat = %%Y-%%m-%%d %%H:%%M\n'
-        printf '[default]\ndefault_calendar = calendar\n'
-    } >"$dir/config"
-    printf '%s\n' "$dir/config"
+    folders=""
+    i=0
+    for name in $collection_names; do
+        [ "$i" -lt "$COLLECTIONS" ] || break
+        folders="$folders $2/$name"
+        i=$((i + 1))
+    done
+    # shellcheck disable=SC2086  # the folders' paths have no spaces (work/stores/…)
+    khal_write_config "$stores/khal-$1" $folders
 }
 
 # MARK: Measuring
