@@ -9,6 +9,9 @@ extension RecurrenceSet {
         /// floating values read in the floating zone asked for; `endIsFloating` says the end
         /// has no zone of its own.
         case single(start: Int64, end: Int64, endIsFloating: Bool)
+        /// A lone component without RECURRENCE-ID that has RRULE or RDATE: the master of a
+        /// set without overrides.
+        case loneMaster(Component)
         /// Any other group: its recurrence set.
         case set(RecurrenceSet)
     }
@@ -16,7 +19,8 @@ extension RecurrenceSet {
     /// Groups VEVENT, VTODO and VJOURNAL components by kind and UID like
     /// ``grouping(_:zoneLookup:)``, in the same order, but computes the one occurrence of a
     /// lone non-recurring component directly instead of building its set and an expander
-    /// (most items of a store are such components).
+    /// (most items of a store are such components), and hands out a lone recurring master
+    /// as it is (for ``masterOccurrenceKeys(_:window:floatingZone:budget:zoneLookup:_:)``).
     ///
     /// - Parameters:
     ///   - floatingZone: the zone floating values are read in.
@@ -28,9 +32,11 @@ extension RecurrenceSet {
         var groups: [SpanGroup] = []
         groups.reserveCapacity(grouping.groups.count)
         for group in grouping.groups.indices {
-            if grouping.isLone(group), budget.maximumOccurrences >= 1,
-               let single = singleOccurrence(grouping.components[Int(grouping.groups[group].first)],
-                                             floatingZone: floatingZone, zoneLookup: zoneLookup) {
+            let first = grouping.components[Int(grouping.groups[group].first)]
+            if grouping.isLone(group), first.fields.recurrenceIdentifier == nil, first.fields.recurs {
+                groups.append(.loneMaster(first.component))
+            } else if grouping.isLone(group), budget.maximumOccurrences >= 1,
+                      let single = singleOccurrence(first, floatingZone: floatingZone, zoneLookup: zoneLookup) {
                 groups.append(single)
             } else {
                 groups.append(.set(RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: zoneLookup)))

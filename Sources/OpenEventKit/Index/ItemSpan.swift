@@ -122,6 +122,8 @@ package struct ItemSummary: Sendable, Hashable {
             case .single(let start, let end, let endIsFloating):
                 // What instants(of:) gives for the occurrence the expansion would make.
                 found = (start, max(start, end + (endIsFloating ? Self.floatingEndWidening : 0)))
+            case .loneMaster(let master):
+                found = Self.masterBounds(master, lookup: lookup, budget: budget).map { ($0.first, $0.last) }
             case .set(let set):
                 found = Self.bounds(of: set, lookup: lookup, budget: budget, direct: direct)
             }
@@ -179,6 +181,31 @@ package struct ItemSummary: Sendable, Hashable {
         }
     }
 
+    /// The master part of ``bounds(of:lookup:budget:direct:)``: the first start, the last
+    /// end (nil when unbounded) and the longest length of a master's occurrences without its
+    /// EXDATEs, walked as keys (``RecurrenceSet/masterOccurrenceKeys(_:window:floatingZone:budget:zoneLookup:_:)``:
+    /// the same occurrences as its expansion, none built); nil when it has none.
+    static func masterBounds(_ master: Component, lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?,
+                             budget: ExpansionBudget) -> (first: Int64, last: Int64?, longest: Int64)? {
+        var first = Int64.max
+        var last: Int64? = Int64.min
+        var found = false
+        var longest: Int64 = 0
+        let bounded = master.properties(.recurrenceRule).allSatisfy(isBounded)
+        let truncation = RecurrenceSet.masterOccurrenceKeys(master, window: everything, floatingZone: earliestFloatingZone,
+                                                            budget: budget, zoneLookup: lookup) { start, end, endIsFloating in
+            let end = max(start, end + (endIsFloating ? floatingEndWidening : 0))
+            found = true
+            first = min(first, start)
+            last = last.map { max($0, end) }
+            longest = max(longest, end - start)
+            return bounded   // an unbounded master needs its first occurrence only
+        }
+        guard found else { return nil }
+        if !bounded || truncation != nil { last = nil }
+        return (first, last, longest)
+    }
+
     /// Conservative bounds of one set: nil when it has no occurrence at all; `last` nil
     /// when unbounded.
     static func bounds(of set: RecurrenceSet, lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?,
@@ -189,18 +216,10 @@ package struct ItemSummary: Sendable, Hashable {
         var longest: Int64 = 0
 
         if let master = set.master, direct {
-            // The same occurrences as the expansion below, as keys only (no Occurrence built).
-            let bounded = master.properties(.recurrenceRule).allSatisfy(isBounded)
-            let truncation = RecurrenceSet.masterOccurrenceKeys(master, window: everything, floatingZone: earliestFloatingZone,
-                                                                budget: budget, zoneLookup: lookup) { start, end, endIsFloating in
-                let end = max(start, end + (endIsFloating ? floatingEndWidening : 0))
+            if let walked = masterBounds(master, lookup: lookup, budget: budget) {
                 found = true
-                first = min(first, start)
-                last = last.map { max($0, end) }
-                longest = max(longest, end - start)
-                return bounded
+                (first, last, longest) = walked
             }
-            if !bounded || truncation != nil { last = nil }
         } else if let master = set.master {
             var stripped = master
             stripped.removeProperties(.exceptionDates)
