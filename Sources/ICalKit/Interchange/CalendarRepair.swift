@@ -221,8 +221,41 @@ public struct CalendarRepair: Sendable {
     /// Gives floating DATE-TIMEs the calendar's zone, and floating UNTILs UTC.
     private static func applyCalendarTimeZone(_ zone: IANATimeZone, toCalendar calendar: inout Component,
                                        report: (ConversionNote.Kind, Int?, String) -> Void) {
-        for index in calendar.components.indices where !calendar.components[index].matches(.timeZone) {
+        // Only components that have a floating DATE-TIME are written to: a large calendar's
+        // tree is shared with the caller's, and writing to a component copies its arrays.
+        for index in calendar.components.indices
+        where !calendar.components[index].matches(.timeZone) && takesCalendarTimeZone(calendar.components[index]) {
             applyCalendarTimeZone(zone, to: &calendar.components[index], report: report)
+        }
+    }
+
+    /// Whether a component or one below it has a property X-WR-TIMEZONE gives a TZID.
+    private static func takesCalendarTimeZone(_ component: Component) -> Bool {
+        component.properties.contains(where: takesCalendarTimeZone) || component.components.contains(where: takesCalendarTimeZone)
+    }
+
+    /// Whether X-WR-TIMEZONE gives a property a TZID: a DTSTART, DTEND, DUE, RECURRENCE-ID,
+    /// EXDATE or RDATE without TZID whose values are all floating DATE-TIMEs.
+    private static func takesCalendarTimeZone(_ property: Property) -> Bool {
+        guard isZonedPropertyName(property.name),
+              property[parameter: .timeZoneIdentifier] == nil,
+              property.valueType == nil || property.valueType == "DATE-TIME" else { return false }
+        let values = property.rawValue.split(separator: ",", omittingEmptySubsequences: false)
+        return !values.isEmpty
+            && values.allSatisfy({ DateTime(iCalendar: String($0).trimmingASCIIWhitespace()).map { !$0.isDate && $0.zone == .floating } ?? false })
+    }
+
+    /// `zonedProperties.contains { name matches it }`, comparing a name with the one or two
+    /// kinds of its length only.
+    private static func isZonedPropertyName(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 3: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeDue.rawValue)
+        case 5: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeEnd.rawValue)
+            || ASCII.equalsIgnoringCase(name, PropertyKind.recurrenceDates.rawValue)
+        case 6: return ASCII.equalsIgnoringCase(name, PropertyKind.exceptionDates.rawValue)
+        case 7: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeStart.rawValue)
+        case 13: return ASCII.equalsIgnoringCase(name, PropertyKind.recurrenceIdentifier.rawValue)
+        default: return false
         }
     }
 
@@ -230,17 +263,12 @@ public struct CalendarRepair: Sendable {
                                        report: (ConversionNote.Kind, Int?, String) -> Void) {
         for index in component.properties.indices {
             let property = component.properties[index]
-            guard Self.zonedProperties.contains(where: { property.matches($0) }),
-                  property[parameter: .timeZoneIdentifier] == nil,
-                  property.valueType == nil || property.valueType == "DATE-TIME" else { continue }
-            let values = property.rawValue.split(separator: ",", omittingEmptySubsequences: false)
-            guard !values.isEmpty, values.allSatisfy({ DateTime(iCalendar: String($0).trimmingASCIIWhitespace()).map { !$0.isDate && $0.zone == .floating } ?? false })
-            else { continue }
+            guard takesCalendarTimeZone(property) else { continue }
             component.properties[index].setParameter(.timeZoneIdentifier, to: zone.identifier)
             report(.repaired, property.line ?? component.line,
                    "\(property.name.uppercased()) \(property.rawValue) is floating; X-WR-TIMEZONE gives it TZID \"\(zone.identifier)\"")
         }
-        for index in component.components.indices {
+        for index in component.components.indices where takesCalendarTimeZone(component.components[index]) {
             applyCalendarTimeZone(zone, to: &component.components[index], report: report)
         }
     }

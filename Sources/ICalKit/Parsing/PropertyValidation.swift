@@ -124,6 +124,11 @@ enum PropertyValidation {
         }
 
         private static let known = Mutex<[String: Verdict]>([:])
+        /// How many verdicts ``known`` keeps before it starts again: enough for every
+        /// distinct RRULE of a large file, so that a query's expansion, which asks again
+        /// after the reader asked for each, does not parse them a second time (a few
+        /// megabytes at most).
+        static let knownLimit = 65_536
 
         /// The text to expand a rule from: the rule without its bad parts when only they
         /// made it unreadable (see ``RecurrenceRule/salvaging(_:)``), else as written.
@@ -147,7 +152,7 @@ enum PropertyValidation {
                 }
             }
             known.withLock { known in
-                if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
+                if known.count >= knownLimit { known.removeAll(keepingCapacity: true) }
                 known[text] = verdict
             }
             return verdict

@@ -522,6 +522,14 @@ package final class OccurrenceExpander {
         return (startKey, endKey)
     }
 
+    /// The start and end keys of that occurrence, and whether its end floats (has no zone
+    /// of its own: its key reads it in `floating`).
+    static func keysAndFloating(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules)
+        -> (start: Int64, end: Int64, endIsFloating: Bool) {
+        let (values, startKey, endKey) = times(start: start, end: end, floating: floating)
+        return (startKey, endKey, values.endIsFloating)
+    }
+
     /// An occurrence's start and end values and keys, from a start and how it ends.
     private static func times(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules)
         -> ((start: DateTime, end: DateTime, startIsFloating: Bool, endIsFloating: Bool), Int64, Int64) {

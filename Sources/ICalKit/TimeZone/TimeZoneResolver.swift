@@ -304,7 +304,7 @@ public struct TimeZoneResolver: Sendable {
         return nil
     }
 
-    private static func resolve(_ tzid: String, embedded: [String: VTimeZoneRules]) -> Resolution? {
+    static func resolve(_ tzid: String, embedded: [String: VTimeZoneRules]) -> Resolution? {
         if let rules = embedded[tzid] ?? embedded[unquoted(tzid)] {
             // tzdata wins under an IANA name (see the type's documentation).
             if let standard = resolveStandard(tzid), standard.source != .windows { return standard }

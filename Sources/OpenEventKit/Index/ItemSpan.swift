@@ -90,18 +90,44 @@ package struct ItemSummary: Sendable, Hashable {
     /// (the earliest: occurrences come in start order) is computed. A recurrence set with no
     /// occurrence at all, in particular a VTODO without DTSTART and DUE, makes the item
     /// ``ItemSpan/undated``.
-    package init(calendar: Component, file: String? = nil, budget: ExpansionBudget = .standard) {
+    ///
+    /// Computed directly, with the same result as that expansion: a lone component
+    /// without RECURRENCE-ID, RRULE or RDATE (most items) has its one occurrence computed
+    /// without a set (``RecurrenceSet/spanGroups(_:floatingZone:budget:zoneLookup:)``), and
+    /// a master's occurrences are walked as keys, without building them
+    /// (``RecurrenceSet/masterOccurrenceKeys(_:window:floatingZone:budget:zoneLookup:_:)``).
+    /// `direct: false` expands every set (what the tests compare it with).
+    package init(calendar: Component, file: String? = nil, budget: ExpansionBudget = .standard, direct: Bool = true) {
         let components = calendar.components.filter { $0.matches(.event) || $0.matches(.todo) || $0.matches(.journal) }
-        // Only the zones' rules are needed here, not the resolver's comparison of embedded
-        // VTIMEZONEs with tzdata (its warnings are the query's to report): with comparison
-        // years before any value's year, none is compared.
-        let resolver = TimeZoneResolver(calendar: calendar, file: file, comparisonYears: Int.min...Int.min)
-        let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
+        // Only the zones' rules are needed here, not the resolver's diagnostics nor its
+        // comparison of embedded VTIMEZONEs with tzdata (its warnings are the query's to
+        // report).
+        let lookup: @Sendable (String) -> (any TimeZoneRules)?
+        if direct {
+            lookup = TimeZoneResolver.rulesLookup(calendar: calendar, file: file)
+        } else {
+            // With comparison years before any value's year, none is compared.
+            let resolver = TimeZoneResolver(calendar: calendar, file: file, comparisonYears: Int.min...Int.min)
+            lookup = { resolver.resolve($0)?.rules }
+        }
         var first = Int64.max
         var last: Int64? = Int64.min
         var undated = components.isEmpty
-        for set in RecurrenceSet.grouping(components, zoneLookup: lookup) {
-            guard let bounds = Self.bounds(of: set, resolver: resolver, lookup: lookup, budget: budget) else {
+        let groups = direct
+            ? RecurrenceSet.spanGroups(components, floatingZone: Self.earliestFloatingZone, budget: budget, zoneLookup: lookup)
+            : RecurrenceSet.grouping(components, zoneLookup: lookup).map(RecurrenceSet.SpanGroup.set)
+        for group in groups {
+            let found: (first: Int64, last: Int64?)?
+            switch group {
+            case .single(let start, let end, let endIsFloating):
+                // What instants(of:) gives for the occurrence the expansion would make.
+                found = (start, max(start, end + (endIsFloating ? Self.floatingEndWidening : 0)))
+            case .loneMaster(let master):
+                found = Self.masterBounds(master, lookup: lookup, budget: budget).map { ($0.first, $0.last) }
+            case .set(let set):
+                found = Self.bounds(of: set, lookup: lookup, budget: budget, direct: direct)
+            }
+            guard let bounds = found else {
                 undated = true
                 break
             }
@@ -134,6 +160,19 @@ package struct ItemSummary: Sendable, Hashable {
         return (start, max(start, end))
     }
 
+    /// The instant of a value as ``TimeZoneResolver/instant(for:floatingZone:)`` reads it
+    /// with ``earliestFloatingZone``: UTC as UTC, a TZID through `lookup` (floating when
+    /// it does not resolve), floating values in that zone.
+    static func instant(for value: DateTime, lookup: @Sendable (String) -> (any TimeZoneRules)?) -> Int64 {
+        let rules: any TimeZoneRules
+        switch value.zone {
+        case .utc: rules = FixedOffsetZone.utc
+        case .floating: rules = earliestFloatingZone
+        case .identifier(let tzid): rules = lookup(tzid) ?? earliestFloatingZone
+        }
+        return rules.instant(for: value.local)
+    }
+
     /// Whether a RRULE's text has COUNT or UNTIL.
     static func isBounded(_ rule: Property) -> Bool {
         rule.rawValue.split(separator: ";").contains { part in
@@ -142,17 +181,46 @@ package struct ItemSummary: Sendable, Hashable {
         }
     }
 
+    /// The master part of ``bounds(of:lookup:budget:direct:)``: the first start, the last
+    /// end (nil when unbounded) and the longest length of a master's occurrences without its
+    /// EXDATEs, walked as keys (``RecurrenceSet/masterOccurrenceKeys(_:window:floatingZone:budget:zoneLookup:_:)``:
+    /// the same occurrences as its expansion, none built); nil when it has none.
+    static func masterBounds(_ master: Component, lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?,
+                             budget: ExpansionBudget) -> (first: Int64, last: Int64?, longest: Int64)? {
+        var first = Int64.max
+        var last: Int64? = Int64.min
+        var found = false
+        var longest: Int64 = 0
+        let bounded = master.properties(.recurrenceRule).allSatisfy(isBounded)
+        let truncation = RecurrenceSet.masterOccurrenceKeys(master, window: everything, floatingZone: earliestFloatingZone,
+                                                            budget: budget, zoneLookup: lookup) { start, end, endIsFloating in
+            let end = max(start, end + (endIsFloating ? floatingEndWidening : 0))
+            found = true
+            first = min(first, start)
+            last = last.map { max($0, end) }
+            longest = max(longest, end - start)
+            return bounded   // an unbounded master needs its first occurrence only
+        }
+        guard found else { return nil }
+        if !bounded || truncation != nil { last = nil }
+        return (first, last, longest)
+    }
+
     /// Conservative bounds of one set: nil when it has no occurrence at all; `last` nil
     /// when unbounded.
-    static func bounds(of set: RecurrenceSet, resolver: TimeZoneResolver,
-                       lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?,
-                       budget: ExpansionBudget) -> (first: Int64, last: Int64?)? {
+    static func bounds(of set: RecurrenceSet, lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?,
+                       budget: ExpansionBudget, direct: Bool = true) -> (first: Int64, last: Int64?)? {
         var first = Int64.max
         var last: Int64? = Int64.min
         var found = false
         var longest: Int64 = 0
 
-        if let master = set.master {
+        if let master = set.master, direct {
+            if let walked = masterBounds(master, lookup: lookup, budget: budget) {
+                found = true
+                (first, last, longest) = walked
+            }
+        } else if let master = set.master {
             var stripped = master
             stripped.removeProperties(.exceptionDates)
             let masterSet = RecurrenceSet(components: [stripped], zoneLookup: lookup)
@@ -186,7 +254,7 @@ package struct ItemSummary: Sendable, Hashable {
             let isThisAndFuture = identifier?[parameter: .range].map { $0.uppercased() == "THISANDFUTURE" } ?? false
             if isThisAndFuture, set.master != nil, first != .max {
                 // Later instances move by the override's shift and take its length.
-                let recurrenceStart = resolver.instant(for: occurrence.recurrenceIdentifier, floatingZone: earliestFloatingZone)
+                let recurrenceStart = instant(for: occurrence.recurrenceIdentifier, lookup: lookup)
                 let shift = start - recurrenceStart
                 first = min(first, first + shift - daylightSavingSlack)
                 let length = max(ownLength, longest) + (occurrence.endInstant == nil ? floatingEndWidening : 0)

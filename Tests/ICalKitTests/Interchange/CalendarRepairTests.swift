@@ -133,3 +133,33 @@ import ICalKit
             "u.ics:8: repaired: RRULE UNTIL 20240110T100000 is floating but DTSTART has TZID \"Europe/Berlin\"; in that zone it is 20240110T090000Z"))
     }
 }
+
+/// `applyingCalendarTimeZone` touches exactly the floating DATE-TIMEs, wherever they are.
+@Suite struct CalendarTimeZoneApplicationTests {
+    @Test func onlyFloatingDateTimesGetTheZone() throws {
+        let text = """
+            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//t//t//EN\nX-WR-TIMEZONE:Europe/Berlin
+            BEGIN:VTIMEZONE\nTZID:Custom\nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:+0100\nTZOFFSETTO:+0100\nEND:STANDARD\nEND:VTIMEZONE
+            BEGIN:VEVENT\nUID:a\ndtstart:20260301T090000\nDTEND:20260301T100000Z\nRDATE:20260305T090000,20260306T090000
+            EXDATE:20260307T090000,20260308T090000Z\nEND:VEVENT
+            BEGIN:VEVENT\nUID:b\nDTSTART;VALUE=DATE:20260301\nRECURRENCE-ID;TZID=Custom:20260301T090000\nEND:VEVENT
+            BEGIN:VTODO\nUID:c\nDUE:20260301T090000\nBEGIN:VALARM\nACTION:DISPLAY\nTRIGGER:-PT5M\nEND:VALARM\nEND:VTODO
+            BEGIN:VEVENT\nUID:d\nDTSTART:20260301T090000Z\nSUMMARY:nothing floats\nEND:VEVENT
+            END:VCALENDAR
+
+            """
+        let calendar = try #require(try ICalReader().read(text).calendars.first)
+        let applied = CalendarRepair.applyingCalendarTimeZone(calendar)
+        func tzids(_ component: Component) -> [String?] { component.properties.map { $0[parameter: .timeZoneIdentifier] } }
+        let berlin: String? = "Europe/Berlin"
+        // UID, DTSTART, DTEND (UTC), RDATE (all floating), EXDATE (one UTC).
+        #expect(tzids(applied.components[1]) == [nil, berlin, nil, berlin, nil])
+        #expect(tzids(applied.components[2]) == [nil, nil, "Custom"])
+        #expect(tzids(applied.components[3]) == [nil, berlin])
+        #expect(applied.components[3].components == calendar.components[3].components)
+        #expect(applied.components[4] == calendar.components[4])
+        #expect(applied.components[0] == calendar.components[0])
+        // The calendar given is left as it was.
+        #expect(tzids(calendar.components[1]) == [nil, nil, nil, nil, nil])
+    }
+}

@@ -139,4 +139,96 @@ import Testing
         #expect(!Self.admits(summary.span, (start + 1)..<(start + 60)))
         #expect(!Self.admits(summary.span, (start - 60)..<start))
     }
+
+    /// The direct spans (lone non-recurring components, masters walked as keys) agree with
+    /// the expansion, on
+    /// random items and on edge cases (unresolvable TZID, DATE with TZID, ends before starts,
+    /// negative and all-day DURATIONs, to-dos with DUE only, starts near year 1 and 9999).
+    @Test(arguments: [UInt64(0x5B4A), 0xD1EC7_5B4A])
+    func directSpansAgreeWithTheExpansion(seed: UInt64) throws {
+        var generator = RandomItemGenerator(seed: seed)
+        var bodies: [String] = (0..<500).map { generator.item($0) }
+        let edges = [
+            "DTSTART;TZID=Nowhere/Atlantis:20260301T090000\nDTEND;TZID=Nowhere/Atlantis:20260301T100000",
+            "DTSTART;TZID=Europe/Berlin;VALUE=DATE:20260301",
+            "DTSTART;TZID=Europe/Berlin:20260329T023000\nDURATION:PT1H",
+            "DTSTART;TZID=America/New_York:20261101T013000\nDTEND;TZID=Asia/Tokyo:20261101T013000",
+            "DTSTART:20260301T090000Z\nDTEND:20260301T080000Z",
+            "DTSTART:20260301T090000\nDURATION:-PT2H",
+            "DTSTART;VALUE=DATE:20260301\nDURATION:PT36H",
+            "DTSTART;VALUE=DATE:20260301\nDTEND;VALUE=DATE:20260301",
+            "DTSTART;VALUE=DATE:20260301\nDTEND:20260303T120000Z",
+            "DTSTART:20260301T090000\nDTEND;VALUE=DATE:20260302",
+            "DTSTART:20260301T090000\nDURATION:P1W",
+            "DTSTART:00010101T000000Z",
+            "DTSTART:00010105T000000",
+            "DTSTART;VALUE=DATE:99991231",
+            "DTSTART:99991230T000000Z\nDURATION:P3D",
+            "DTSTART:not a date",
+            "SUMMARY:no start",
+            "DTSTART:20260301T090000Z\nEXDATE:20260301T090000Z",
+            "DTSTART:20260301T090000Z\nRRULE:FREQ=MINUTELY;COUNT=50000",
+            "DTSTART;TZID=Europe/Berlin:20260301T023000\nRRULE:FREQ=DAILY;COUNT=60\nDURATION:PT2H",
+            "DTSTART;TZID=Europe/Berlin:20260301T090000\nRRULE:FREQ=DAILY;COUNT=5\nEXDATE;TZID=Europe/Berlin:20260301T090000,20260302T090000",
+            "DTSTART:20260301T090000\nRRULE:FREQ=WEEKLY;UNTIL=20260401T000000Z\nRDATE;VALUE=PERIOD:20250101T000000/PT50H",
+            "DTSTART;VALUE=DATE:20260301\nRRULE:FREQ=YEARLY\nRDATE;VALUE=DATE:20200101",
+            "DTSTART;TZID=Nowhere/Atlantis:20260301T090000\nRRULE:FREQ=DAILY;COUNT=3",
+            "DTSTART:20260301T090000Z\nRRULE:FREQ=DAILY;COUNT=3;BYMONTH=13",
+            "DTSTART:20260301T090000Z\nRDATE:20260301T090000Z,20240101T000000Z",
+        ]
+        for (index, lines) in edges.enumerated() {
+            bodies.append(generator.wrap(generator.component("VEVENT", uid: "edge-\(index)", lines: lines.components(separatedBy: "\n"))))
+            bodies.append(generator.wrap(generator.component("VTODO", uid: "edge-todo-\(index)",
+                                                             lines: lines.replacingOccurrences(of: "DTEND", with: "DUE")
+                                                                 .components(separatedBy: "\n"))))
+        }
+        bodies.append(generator.wrap(generator.component("VTODO", uid: "due", lines: ["DUE;TZID=Asia/Tokyo:20260301T090000"])))
+        bodies.append(generator.wrap(generator.component("VEVENT", uid: "two", lines: ["DTSTART:20260301T090000Z"]),
+                                     generator.component("VEVENT", uid: "two", lines: ["DTSTART:20270301T090000Z"])))
+        for (index, tzid) in Self.embeddedZoneNames.enumerated() {
+            bodies.append(generator.wrap(Self.embeddedZones, generator.component(
+                "VEVENT", uid: "zone-\(index)", lines: ["DTSTART;TZID=\(tzid):20260301T090000", "DTEND;TZID=\(tzid):20260301T100000",
+                                                        "RRULE:FREQ=WEEKLY;COUNT=3"])))
+        }
+        for body in bodies {
+            guard let calendar = try ICalReader().read(Array(body.utf8), file: "span.ics").calendars.first else { continue }
+            for budget in [ExpansionBudget.standard, ExpansionBudget(maximumOccurrences: 2),
+                           ExpansionBudget(maximumOccurrences: 0), ExpansionBudget(maximumIteratorSteps: 3)] {
+                let direct = ItemSummary(calendar: calendar, file: "span.ics", budget: budget)
+                let expanded = ItemSummary(calendar: calendar, file: "span.ics", budget: budget, direct: false)
+                #expect(direct == expanded, "\(budget): \(body)")
+            }
+        }
+    }
+
+    /// VTIMEZONEs under a custom name, an IANA name, a Windows name, a quoted name, one that
+    /// cannot be read and a second one of a TZID.
+    static let embeddedZones = """
+        BEGIN:VTIMEZONE\nTZID:My Zone\nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:+0300\nTZOFFSETTO:+0300\nEND:STANDARD\nEND:VTIMEZONE
+        BEGIN:VTIMEZONE\nTZID:My Zone\nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:+0500\nTZOFFSETTO:+0500\nEND:STANDARD\nEND:VTIMEZONE
+        BEGIN:VTIMEZONE\nTZID:Europe/Berlin\nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:+0700\nTZOFFSETTO:+0700\nEND:STANDARD\nEND:VTIMEZONE
+        BEGIN:VTIMEZONE\nTZID:W. Europe Standard Time\nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:-0200\nTZOFFSETTO:-0200\nEND:STANDARD\nEND:VTIMEZONE
+        BEGIN:VTIMEZONE\nTZID:Broken Zone\nEND:VTIMEZONE
+        BEGIN:VTIMEZONE\nTZID:Broken Zone\nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:+0100\nTZOFFSETTO:+0100\nEND:STANDARD\nEND:VTIMEZONE
+        BEGIN:VTIMEZONE\nTZID:Only Broken\nEND:VTIMEZONE
+        BEGIN:VTIMEZONE\nTZID:  Spaced Zone \nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:+0930\nTZOFFSETTO:+0930\nEND:STANDARD\nEND:VTIMEZONE
+
+        """
+    static let embeddedZoneNames = ["My Zone", "\"My Zone\"", "Europe/Berlin", "W. Europe Standard Time", "Broken Zone", "Only Broken",
+                                    "Spaced Zone", "America/New_York", "/mozilla.org/20050126_1/Asia/Tokyo", "Nowhere/Atlantis",
+                                    "Central Standard Time"]
+
+    /// The index's TZID lookup agrees with the resolver's, embedded zones and all.
+    @Test func rulesLookupAgreesWithTheResolver() throws {
+        let calendar = try Self.calendar(Self.embeddedZones + "BEGIN:VEVENT\nUID:a\nDTSTART:20260301T090000Z\nEND:VEVENT\n")
+        let resolver = TimeZoneResolver(calendar: calendar, file: "span.ics")
+        let lookup = TimeZoneResolver.rulesLookup(calendar: calendar, file: "span.ics")
+        let local = DateTime(iCalendar: "20260715T120000")!.local
+        for tzid in Self.embeddedZoneNames {
+            let expected = resolver.resolve(tzid)?.rules
+            let found = lookup(tzid)
+            #expect(found?.identifier == expected?.identifier, "\(tzid)")
+            #expect(found?.instant(for: local) == expected?.instant(for: local), "\(tzid)")
+        }
+    }
 }
