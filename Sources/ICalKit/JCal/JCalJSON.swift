@@ -383,3 +383,10 @@ private struct JSONParser {
         return value
     }
 }
+
+/// Appends a JSON string literal of `text`, escaped as jCal writes strings
+/// (``JCalJSON/writeString(_:to:)``): for the package's other JSON files that are written
+/// directly rather than through `JSONEncoder`.
+package func appendJSONString(_ text: String, to output: inout [UInt8]) {
+    JCalJSON.writeString(text, to: &output)
+}

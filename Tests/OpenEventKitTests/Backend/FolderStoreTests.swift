@@ -372,6 +372,23 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: stray))
     }
 
+    /// The journal is written without `JSONEncoder`; `JSONDecoder` must read back every
+    /// step, whatever the names hold.
+    @Test func theJournalIsJSONThatReadsBackAsWritten() throws {
+        let names = ["plain.ics", "quote\"and\\slash.ics", "tab\tnew\nline.ics", "\u{1B}[31m.ics", "Réunion 📅.ics",
+                     "\u{202E}gnp.ics", "\u{7F}\u{85}.ics", "会議.ics", ""]
+        var steps: [StoreJournal.Step] = []
+        for (index, name) in names.enumerated() {
+            steps.append(.init(kind: .rename, from: "calendar/.oek-batch-\(index)", path: "calendar/" + name, trash: nil))
+            steps.append(.init(kind: .remove, from: nil, path: "work/" + name, trash: nil))
+            steps.append(.init(kind: .removeTree, from: nil, path: name, trash: ".oek-trash-" + name))
+        }
+        for journal in [StoreJournal(batch: "batch-1", steps: steps), StoreJournal(batch: "empty \"one\"", steps: [])] {
+            let read = try JSONDecoder().decode(StoreJournal.self, from: Data(journal.jsonBytes()))
+            #expect(read == journal)
+        }
+    }
+
     @Test func journalIsRolledForwardOnOpen() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
@@ -387,7 +404,7 @@ import Testing
         var plan = try store.prepare(batch)
         try store.stage(&plan)
         let journal = StoreJournal(batch: plan.batchName, steps: plan.steps)
-        try JSONEncoder().encode(journal).write(to: URL(fileURLWithPath: store.journalPath))
+        try Data(journal.jsonBytes()).write(to: URL(fileURLWithPath: store.journalPath))
         // A crash in the middle of applying: the first step is done, the rest is not.
         if let first = plan.steps.first, let from = first.from {
             try FileManager.default.moveItem(atPath: folder.path + "/" + from, toPath: folder.path + "/" + first.path)
