@@ -176,7 +176,8 @@ package enum FileIO {
         try writeAll(bytes, to: 1, path: "<stdout>")
     }
 
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
+    /// Writes all of `bytes` to a descriptor (retrying after EINTR); `path` names it in errors.
+    package static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
         var failure: ICalError?
         bytes.withUnsafeBytes { buffer in
             do throws(ICalError) { try writeAll(buffer, to: descriptor, path: path) } catch { failure = error }
