@@ -174,7 +174,7 @@ libical_peak=$(median libical peak_rss_kib)
     echo "- $("$SWIFT" --version 2>/dev/null | head -1 | sed 's/ (.*//') (release build), libical $(pkg-config --modversion libical)"
     echo "- Load average (1 min) after measuring: $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores"
     echo "- File: \`ical-generate --series $SERIES --seed $SEED\` ($(($(wc -c <"$file") / 1024)) KiB); window $FROM to $TO (UTC, ten years)"
-    echo "- $RUNS rounds of ical and libical, medians; recurring-ical-events once"
+    echo "- $RUNS rounds of ical and libical, medians${peer_note:+ ($peer_note)}${peer_note:-; recurring-ical-events once}"
     echo "- $agreement: $(count json) occurrences"
     echo
     echo "Whole processes (fork to exit, \`c/run-timed.c\`), output to a file through standard output."

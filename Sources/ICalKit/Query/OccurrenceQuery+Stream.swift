@@ -4,10 +4,10 @@ extension OccurrenceQuery {
     ///
     /// Each recurrence set is already an ordered stream (``RecurrenceSet/occurrences(in:floatingZone:budget:)``
     /// yields its occurrences by start), so the query merges the sets' streams with a heap
-    /// instead of collecting and sorting every occurrence: it holds one pending occurrence per
-    /// series (and the occurrences of one series that start at the same instant), not one per
-    /// occurrence. A query over ten years of 2,000 weekly series holds 2,000 matches, not a
-    /// million. ``run(_:)`` collects this stream.
+    /// instead of collecting and sorting every occurrence: it holds a few pending occurrences
+    /// per series (a batch of 16, longer only by occurrences of the same start), not one per
+    /// occurrence. A query over ten years of 2,000 weekly series holds some 32,000 matches,
+    /// not a million. ``run(_:)`` collects this stream.
     ///
     /// ```swift
     /// let stream = OccurrenceQuery(window: window.start..<window.end, floatingZone: berlin)
@@ -73,11 +73,16 @@ extension OccurrenceQuery {
         ///
         /// A set yields its occurrences by start instant; those with the same start come in
         /// the set's own order, which need not be the query's (the end, then the
-        /// RECURRENCE-ID decide there), so the cursor takes all occurrences of one start
-        /// instant (a run, usually one) and orders them. Should a set ever yield a start
-        /// before one it yielded already, the cursor takes the rest of the set and orders
-        /// all of it: correct whatever the set does, with memory for that one set.
+        /// RECURRENCE-ID decide there), so the cursor takes a few occurrences at a time (a
+        /// batch, never ending inside a run of equal starts) and orders them. Taking a batch
+        /// rather than one keeps each expansion's state warm while it works. Should a set
+        /// ever yield a start before one it yielded already, the cursor takes the rest of the
+        /// set and orders all of it: correct whatever the set does, with memory for that one
+        /// set.
         private final class Cursor {
+            /// The occurrences taken from the set at a time (at least).
+            static let batch = 16
+
             private var iterator: OccurrenceSequence.Iterator?
             private let state: SourceState
             let sourceIndex: Int
@@ -105,47 +110,56 @@ extension OccurrenceQuery {
             }
 
             /// The cursor's next entry, without taking it.
-            var head: Entry? { runIndex < run.count ? run[runIndex] : nil }
-            /// The head's start and end instants (the heap compares them first, without
-            /// copying the entry).
-            private(set) var headStart: Int64 = 0
-            private(set) var headEnd: Int64 = 0
+            var head: Entry { run[runIndex] }
+            /// The head's start and end instants (without copying the entry).
+            var headKeys: (start: Int64, end: Int64) { (run[runIndex].match.startInstant, run[runIndex].match.endInstant) }
+
+            /// Whether this cursor's head comes before `other`'s in the query's order.
+            func headPrecedes(_ other: Cursor) -> Bool {
+                run.withUnsafeBufferPointer { mine in
+                    other.run.withUnsafeBufferPointer { theirs in
+                        Entry.precedes(mine[runIndex], theirs[other.runIndex])
+                    }
+                }
+            }
 
             /// Takes the head and moves to the next entry; false once the set is done.
-            @discardableResult
             func advance() -> Bool {
                 runIndex += 1
-                if runIndex < run.count {
-                    headStart = run[runIndex].match.startInstant
-                    headEnd = run[runIndex].match.endInstant
-                    return true
-                }
+                if runIndex < run.count { return true }
                 return refill()
             }
 
-            /// Fills the next run; false when the set has nothing more.
+            /// Fills the next batch; false when the set has nothing more.
             func refill() -> Bool {
                 run.removeAll(keepingCapacity: true)
                 runIndex = 0
                 guard let first = lookahead ?? pull() else { return false }
                 lookahead = nil
                 run.append(first)
+                var last = first.match.startInstant
+                var ties = false
                 while let entry = pull() {
-                    if entry.match.startInstant == first.match.startInstant {
+                    let start = entry.match.startInstant
+                    if start == last {
                         run.append(entry)
-                    } else if entry.match.startInstant > first.match.startInstant {
-                        lookahead = entry
-                        break
+                        ties = true
+                    } else if start > last {
+                        if run.count >= Self.batch {
+                            lookahead = entry
+                            break
+                        }
+                        run.append(entry)
+                        last = start
                     } else {
                         // Out of order: take the rest of this set and order all of it.
                         run.append(entry)
                         while let rest = pull() { run.append(rest) }
+                        ties = true
                         break
                     }
                 }
-                if run.count > 1 { run.sort(by: Entry.precedes) }
-                headStart = run[0].match.startInstant
-                headEnd = run[0].match.endInstant
+                if ties { run.sort(by: Entry.precedes) }
                 return true
             }
 
@@ -175,8 +189,9 @@ extension OccurrenceQuery {
         }
 
         private var cursors: [Cursor] = []
-        /// Indices into ``cursors``: a binary min-heap by head entry.
-        private var heap: [Int] = []
+        /// A binary min-heap of the cursors by their heads: each node holds its head's start
+        /// and end instants, so most comparisons touch no cursor.
+        private var heap: [(start: Int64, end: Int64, cursor: Int)] = []
         /// Diagnostics with their place: source, then the resolver's (group -1) before the
         /// sets' budget warnings by set.
         private var found: [(source: Int, group: Int, diagnostic: Diagnostic)] = []
@@ -225,9 +240,12 @@ extension OccurrenceQuery {
                 finish()
                 return nil
             }
-            let cursor = cursors[top]
-            let match = cursor.head!.match
+            let cursor = cursors[top.cursor]
+            let match = cursor.head.match
             if cursor.advance() {
+                let keys = cursor.headKeys
+                heap[0].start = keys.start
+                heap[0].end = keys.end
                 siftDown(0)
             } else {
                 note(cursor)
@@ -273,19 +291,21 @@ extension OccurrenceQuery {
             if let truncation = cursor.truncation { found.append((cursor.sourceIndex, cursor.groupIndex, truncation)) }
         }
 
+        /// Whether heap node `a` comes before node `b`.
         private func precedes(_ a: Int, _ b: Int) -> Bool {
-            let x = cursors[a], y = cursors[b]
-            if x.headStart != y.headStart { return x.headStart < y.headStart }
-            if x.headEnd != y.headEnd { return x.headEnd < y.headEnd }
-            return Entry.precedes(x.head!, y.head!)
+            let x = heap[a], y = heap[b]
+            if x.start != y.start { return x.start < y.start }
+            if x.end != y.end { return x.end < y.end }
+            return cursors[x.cursor].headPrecedes(cursors[y.cursor])
         }
 
         private func push(_ cursor: Int) {
-            heap.append(cursor)
+            let keys = cursors[cursor].headKeys
+            heap.append((keys.start, keys.end, cursor))
             var child = heap.count - 1
             while child > 0 {
                 let parent = (child - 1) / 2
-                guard precedes(heap[child], heap[parent]) else { break }
+                guard precedes(child, parent) else { break }
                 heap.swapAt(child, parent)
                 child = parent
             }
@@ -299,8 +319,8 @@ extension OccurrenceQuery {
                 guard left < count else { return }
                 var smallest = left
                 let right = left + 1
-                if right < count, precedes(heap[right], heap[left]) { smallest = right }
-                guard precedes(heap[smallest], heap[parent]) else { return }
+                if right < count, precedes(right, left) { smallest = right }
+                guard precedes(smallest, parent) else { return }
                 heap.swapAt(parent, smallest)
                 parent = smallest
             }
