@@ -459,3 +459,4 @@ if [ "${BENCH_FLOOR:-1}" = 1 ]; then sh "$here/query-floor.sh"; fi   # warm quer
 if [ "${BENCH_CALDAV:-1}" = 1 ]; then sh "$here/caldav.sh"; fi  # CalDAV sync against vdirsyncer (issue 13): Benchmarks/caldav.sh; BENCH_CALDAV=0 skips it
 if [ "${BENCH_RULES:-1}" = 1 ]; then sh "$here/rules.sh"; fi    # rule expansion against libical and dateutil (issue 19): Benchmarks/rules.sh; BENCH_RULES=0 skips it
 if [ "${BENCH_MEMORY:-1}" = 1 ]; then sh "$here/memory.sh"; fi  # peak memory of import and convert (issue 15): Benchmarks/memory.sh; BENCH_MEMORY=0 skips it
+if [ "${BENCH_EXPANSION:-1}" = 1 ]; then sh "$here/expansion-query.sh"; fi  # a query that is mostly expansion, against libical (issue 19): Benchmarks/expansion-query.sh; BENCH_EXPANSION=0 skips it

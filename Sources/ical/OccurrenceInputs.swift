@@ -116,6 +116,15 @@ struct OccurrenceInputs: ParsableArguments {
 
     private func fileMatches(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
                              includingCancelled: Bool, gate: PathGate) throws -> OccurrenceQuery.Result {
+        try fileMatchStream(in: window, kinds: kinds, zone: zone, includingCancelled: includingCancelled, gate: gate)
+            .collect()
+    }
+
+    /// The occurrences in a window from the input files, as a stream in the query's order
+    /// (``OccurrenceQuery/stream(_:)``): the files are read first, then expanded as the
+    /// stream is stepped.
+    func fileMatchStream(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
+                         includingCancelled: Bool, gate: PathGate) throws -> OccurrenceQuery.Stream {
         var sources: [OccurrenceQuery.Source] = []
         for input in inputs {
             for path in try gate.expand(inputOf: input) {
@@ -131,12 +140,12 @@ struct OccurrenceInputs: ParsableArguments {
 
         var query = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds)
         query.includesCancelled = includingCancelled
-        let result = query.run(sources)
+        let stream = query.stream(sources)
         // The trees read are not needed again, and the process ends after printing:
         // leave them to the exit rather than freeing every component, property and
         // string of a large file one by one (a tenth of a query's time at 100,000 events).
         ProcessLifetime.keep(sources)
-        return result
+        return stream
     }
 
     /// Whether a calendar passes --calendar: its folder name, the folder's displayname

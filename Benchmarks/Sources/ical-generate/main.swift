@@ -5,9 +5,11 @@ import Darwin
 #endif
 
 /// ical-generate --events N --seed S [--years FROM-TO] -o FILE
+/// ical-generate --series N --seed S [--first-year Y] -o FILE
 ///
 /// Writes a reproducible benchmark calendar: the same N and S give the same bytes on
-/// every machine. See Benchmarks/README.md for the mix of events.
+/// every machine. See Benchmarks/README.md for the mix of events; `--series` writes the
+/// expansion query's mix of recurring series instead (``SeriesMixGenerator``).
 func warn(_ message: String) {
     var text = message + "\n"
     text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
@@ -16,10 +18,14 @@ func warn(_ message: String) {
 func usage() -> Never {
     warn("usage: ical-generate --events N [--seed S] [--years FROM-TO] -o FILE   (FILE '-' is standard output;")
     warn("       --years: the years of the DTSTARTs, default 2020-2027; one year makes a dense calendar)")
+    warn("       ical-generate --series N [--seed S] [--first-year Y] -o FILE   (N endless series, DTSTARTs in year Y,")
+    warn("       default 2015: the expansion query's mix, see Benchmarks/README.md)")
     exit(2)
 }
 
 var events: Int?
+var series: Int?
+var firstYear = 2015
 var seed: UInt64 = 42
 var output: String?
 var years = 2020...2027
@@ -27,6 +33,8 @@ var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--events": events = arguments.popFirst().flatMap { Int($0) }
+    case "--series": series = arguments.popFirst().flatMap { Int($0) } ?? { usage() }()
+    case "--first-year": firstYear = arguments.popFirst().flatMap { Int($0) } ?? { usage() }()
     case "--seed": seed = arguments.popFirst().flatMap { UInt64($0) } ?? { usage() }()
     case "-o", "--output": output = arguments.popFirst()
     case "--years":
@@ -37,10 +45,16 @@ while let argument = arguments.popFirst() {
     default: warn("ical-generate: unknown argument '\(argument)'"); usage()
     }
 }
-guard let events, events >= 0, let output else { usage() }
+guard let output, (events != nil) != (series != nil), (events ?? series ?? 0) >= 0, (1...9998).contains(firstYear) else { usage() }
 
-var generator = Generator(events: events, seed: seed, years: years)
-let bytes = generator.generate()
+let bytes: [UInt8]
+if let series {
+    var generator = SeriesMixGenerator(series: series, seed: seed, firstYear: firstYear)
+    bytes = generator.generate()
+} else {
+    var generator = Generator(events: events ?? 0, seed: seed, years: years)
+    bytes = generator.generate()
+}
 
 let descriptor: Int32 = output == "-" ? 1 : open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 guard descriptor >= 0 else {

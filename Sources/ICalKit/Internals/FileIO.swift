@@ -176,7 +176,7 @@ package enum FileIO {
         try writeAll(bytes, to: 1, path: "<stdout>")
     }
 
-    /// Writes every byte to a descriptor (an interrupted write goes on); an error names `path`.
+    /// Writes all of `bytes` to a descriptor (retrying after EINTR); `path` names it in errors.
     package static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ICalError) {
         var failure: ICalError?
         bytes.withUnsafeBytes { buffer in

@@ -112,35 +112,75 @@ public struct OccurrenceFormatter: Sendable {
                                        _ flush: (inout [UInt8]) throws(Failure) -> Void) throws(Failure) {
         var out: [UInt8] = []
         out.reserveCapacity(capacity)
-        switch format {
-        case .json:
-            out.append(UInt8(ascii: "["))
-            var first = true
-            try listings.forEach { (listing: PackedListing) throws(Failure) in
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                appendJSON(listing, to: &out)
-                if out.count >= threshold { try flush(&out) }
-            }
-            Self.append(listings.count == 0 ? "]\n" : "\n]\n", to: &out)
-        case .csv:
-            Self.append("uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source,conference\r\n",
-                        to: &out)
-            try listings.forEach { (listing: PackedListing) throws(Failure) in
-                appendCSV(listing, to: &out)
-                if out.count >= threshold { try flush(&out) }
-            }
-        case .agenda(let color):
-            var currentDay: CalendarDate?
-            try listings.forEach { (listing: PackedListing) throws(Failure) in
-                appendAgenda(listing, color: color, currentDay: &currentDay, to: &out)
-                if out.count >= threshold { try flush(&out) }
-            }
+        var writer = ListingWriter(formatter: self, format: format)
+        writer.begin(to: &out)
+        try listings.forEach { (listing: PackedListing) throws(Failure) in
+            writer.append(listing, to: &out)
+            if out.count >= threshold { try flush(&out) }
         }
+        writer.finish(to: &out)
         try flush(&out)
     }
 
-    private func appendJSON(_ listing: PackedListing, to out: inout [UInt8]) {
+    /// Writes listings one at a time in a format, with the state between them (JSON's
+    /// commas, the agenda's current day): ``bytes(_:as:)`` for a whole listing, and a
+    /// streamed query (``write(_:as:limit:chunkSize:to:)``) one occurrence at a time.
+    package struct ListingWriter {
+        let formatter: OccurrenceFormatter
+        let format: ListingFormat
+        private var count = 0
+        private var currentDay: CalendarDate?
+        /// A reused record for one match at a time.
+        private var scratch = PackedListings()
+
+        package init(formatter: OccurrenceFormatter, format: ListingFormat) {
+            self.formatter = formatter
+            self.format = format
+        }
+
+        /// What comes before the first listing: JSON's `[`, the CSV header.
+        package func begin(to out: inout [UInt8]) {
+            switch format {
+            case .json:
+                out.append(UInt8(ascii: "["))
+            case .csv:
+                OccurrenceFormatter.append(
+                    "uid,recurrence-id,summary,start,end,all-day,time-zone,component,location,status,source,conference\r\n",
+                    to: &out)
+            case .agenda:
+                break
+            }
+        }
+
+        /// Appends one listing.
+        package mutating func append(_ listing: PackedListing, to out: inout [UInt8]) {
+            switch format {
+            case .json:
+                if count > 0 { out.append(UInt8(ascii: ",")) }
+                formatter.appendJSON(listing, to: &out)
+            case .csv:
+                formatter.appendCSV(listing, to: &out)
+            case .agenda(let color):
+                formatter.appendAgenda(listing, color: color, currentDay: &currentDay, to: &out)
+            }
+            count += 1
+        }
+
+        /// Appends one match, packed as ``OccurrenceListing/init(_:)`` makes it.
+        package mutating func append(_ match: OccurrenceQuery.Match, to out: inout [UInt8]) {
+            scratch.removeAll()
+            scratch.append(OccurrenceListing(match))
+            let listing = scratch
+            listing.forEach { append($0, to: &out) }
+        }
+
+        /// What comes after the last listing: JSON's `]`.
+        package func finish(to out: inout [UInt8]) {
+            if case .json = format { OccurrenceFormatter.append(count == 0 ? "]\n" : "\n]\n", to: &out) }
+        }
+    }
+
+    fileprivate func appendJSON(_ listing: PackedListing, to out: inout [UInt8]) {
         func field(_ name: StaticString, _ value: UnsafeRawBufferPointer?) {
             Self.append(name, to: &out)
             Self.appendJSON(value, to: &out)
@@ -443,7 +483,7 @@ public struct OccurrenceFormatter: Sendable {
         String(decoding: bytes(PackedListings(listings), as: .csv), as: UTF8.self)
     }
 
-    private func appendCSV(_ listing: PackedListing, to out: inout [UInt8]) {
+    fileprivate func appendCSV(_ listing: PackedListing, to out: inout [UInt8]) {
         func cell(_ value: UnsafeRawBufferPointer?) {
             Self.appendCSVField(value, to: &out)
             out.append(UInt8(ascii: ","))
@@ -506,7 +546,7 @@ public struct OccurrenceFormatter: Sendable {
         String(decoding: bytes(PackedListings(listings), as: .agenda(color: color)), as: UTF8.self)
     }
 
-    private func appendAgenda(_ listing: PackedListing, color: Bool, currentDay: inout CalendarDate?, to out: inout [UInt8]) {
+    fileprivate func appendAgenda(_ listing: PackedListing, color: Bool, currentDay: inout CalendarDate?, to out: inout [UInt8]) {
         let startLocal = displayedLocal(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant)
         let endLocal = displayedLocal(local: listing.endLocal, form: listing.endForm, instant: listing.endInstant)
         if startLocal.date != currentDay {
@@ -611,27 +651,30 @@ public struct OccurrenceFormatter: Sendable {
     public func calendar(_ matches: [OccurrenceQuery.Match]) -> Component {
         var calendar = Component.calendar(productIdentifier: "-//OpenEventKit//ical query//EN")
         var items: [Component] = []
-        for match in matches {
-            let occurrence = match.occurrence
-            var component = occurrence.component
-            for kind in [PropertyKind.recurrenceRule, .recurrenceDates, .exceptionDates, .exceptionRule, .duration] {
-                component.removeProperties(kind)
-            }
-            component.dateTimeStart = occurrence.start
-            if component.matches(.todo) {
-                component.removeProperties(.dateTimeEnd)
-                if component.due != nil || occurrence.end != occurrence.start { component.due = occurrence.end }
-            } else if !component.matches(.journal) {
-                component.dateTimeEnd = occurrence.end
-            }
-            if match.isRecurring {
-                component.recurrenceIdentifier = occurrence.recurrenceIdentifier
-                component.recurrenceIdentifierRange = nil
-            }
-            items.append(component)
-        }
+        for match in matches { items.append(item(match)) }
         calendar.components = items
         calendar.components = TimeZoneExport.timeZones(neededBy: [calendar]) + items
         return calendar
+    }
+
+    /// The component ``calendar(_:)`` holds for one occurrence.
+    func item(_ match: OccurrenceQuery.Match) -> Component {
+        let occurrence = match.occurrence
+        var component = occurrence.component
+        for kind in [PropertyKind.recurrenceRule, .recurrenceDates, .exceptionDates, .exceptionRule, .duration] {
+            component.removeProperties(kind)
+        }
+        component.dateTimeStart = occurrence.start
+        if component.matches(.todo) {
+            component.removeProperties(.dateTimeEnd)
+            if component.due != nil || occurrence.end != occurrence.start { component.due = occurrence.end }
+        } else if !component.matches(.journal) {
+            component.dateTimeEnd = occurrence.end
+        }
+        if match.isRecurring {
+            component.recurrenceIdentifier = occurrence.recurrenceIdentifier
+            component.recurrenceIdentifierRange = nil
+        }
+        return component
     }
 }

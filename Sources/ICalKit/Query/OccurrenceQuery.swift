@@ -78,87 +78,8 @@ public struct OccurrenceQuery: Sendable {
         self.budget = budget
     }
 
-    /// Runs the query over calendars.
+    /// Runs the query over calendars: every match, collected from ``stream(_:)``.
     public func run(_ sources: [Source]) -> Result {
-        var matches: [Match] = []
-        var diagnostics: [Diagnostic] = []
-        for var source in sources {
-            if source.calendar.property(.calendarTimeZone) != nil {
-                source.calendar = CalendarRepair.applyingCalendarTimeZone(source.calendar)
-            }
-            let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
-            diagnostics += resolver.diagnostics
-            let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
-            var lastZone: (identifier: String, rules: (any TimeZoneRules)?)?
-            let grouping = RecurrenceSet.Grouping(source.calendar.components, kinds: kinds)
-            for group in grouping.groups.indices {
-                // Most components of a large calendar are single events and series far from
-                // the window: skip them before building a set, an expander and candidate streams.
-                if grouping.isLone(group),
-                   RecurrenceSet.loneComponentMisses(grouping.components[Int(grouping.groups[group].first)], window: window,
-                                                     floatingZone: floatingZone, budget: budget, zoneLookup: lookup) {
-                    continue
-                }
-                var set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
-                if includesCancelled { set = set.includingCancelledInstances() }
-                // Likewise a series whose overrides (and instances) all miss the window.
-                if OccurrenceExpander.setMisses(set, window: window, floatingZone: floatingZone, budget: budget) {
-                    continue
-                }
-                let recurring = set.masterRecurs || !set.overrides.isEmpty
-                let expansion = set.expand(in: window, floatingZone: floatingZone, budget: budget)
-                if let truncation = expansion.truncation {
-                    diagnostics.append(Diagnostic(
-                        .warning, .budgetExceeded, line: set.master?.line ?? set.overrides.first?.line ?? 0,
-                        file: source.name, component: set.master?.name, property: "RRULE",
-                        message: "expanding UID \(set.uid) stopped at the \(truncation.rawValue) budget; "
-                            + "its occurrences in this window are incomplete"))
-                }
-                for occurrence in expansion.occurrences {
-                    let start = occurrence.startInstant ?? floatingZone.instant(for: occurrence.start.local)
-                    let end = occurrence.endInstant ?? floatingZone.instant(for: occurrence.end.local)
-                    let zone: (any TimeZoneRules)?
-                    if let tzid = occurrence.start.timeZoneIdentifier {
-                        if let last = lastZone, last.identifier == tzid {
-                            zone = last.rules
-                        } else {
-                            zone = resolver.resolve(tzid)?.rules
-                            lastZone = (tzid, zone)
-                        }
-                    } else {
-                        zone = nil
-                    }
-                    matches.append(Match(occurrence: occurrence, startInstant: start, endInstant: end,
-                                         isRecurring: recurring || occurrence.isOverride, source: source.name,
-                                         timeZone: zone))
-                }
-            }
-        }
-        // Sort positions by compact keys rather than the large Match values (ties keep the
-        // order found), then move each Match into place by swapping, without copying it.
-        let keys = matches.map { (start: $0.startInstant, end: $0.endInstant) }
-        let order = matches.withUnsafeBufferPointer { matches in
-            keys.indices.sorted { a, b in
-                if keys[a].start != keys[b].start { return keys[a].start < keys[b].start }
-                if keys[a].end != keys[b].end { return keys[a].end < keys[b].end }
-                if matches[a].occurrence.uid != matches[b].occurrence.uid { return matches[a].occurrence.uid < matches[b].occurrence.uid }
-                let lhs = matches[a].occurrence.recurrenceIdentifier.local, rhs = matches[b].occurrence.recurrenceIdentifier.local
-                if lhs != rhs { return lhs < rhs }
-                return a < b
-            }
-        }
-        // Position i takes the Match at order[i]: follow each cycle of the permutation.
-        var placed = [Bool](repeating: false, count: matches.count)
-        for first in matches.indices where !placed[first] {
-            var current = first
-            while true {
-                placed[current] = true
-                let next = order[current]
-                if next == first { break }
-                matches.swapAt(current, next)
-                current = next
-            }
-        }
-        return Result(matches: matches, diagnostics: diagnostics)
+        stream(sources).collect()
     }
 }

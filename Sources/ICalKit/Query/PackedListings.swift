@@ -32,6 +32,12 @@ package struct PackedListings: Sendable {
         offsets.reserveCapacity(records)
     }
 
+    /// Empties the listing, keeping its storage for the next records.
+    package mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+    }
+
     /// Appends a listing (its RECURRENCE-ID's local time is not shown by any format: 0).
     package mutating func append(_ listing: OccurrenceListing, recurrenceLocal: Int64 = 0) {
         offsets.append(bytes.count)

@@ -135,6 +135,16 @@ extension ICal {
             let kinds: Set<ComponentKind> = component.isEmpty
                 ? [.event, .todo, .journal] : Set(component.map { ComponentKind(rawValue: $0.rawValue) })
             let formatter = OccurrenceFormatter(displayZone: source.tz == nil ? nil : zone)
+            let toStore: Bool
+            if case .store = gate.destination(output.output) { toStore = true } else { toStore = false }
+            if !source.readsStore && !toStore {
+                // Files: the query's occurrences are merged from the series' ordered streams
+                // and written as they come, in pieces (memory by series, not by occurrence).
+                let stream = try source.fileMatchStream(in: window, kinds: kinds, zone: zone,
+                                                        includingCancelled: includeCancelled, gate: gate)
+                try writeStreamed(stream, formatter: formatter)
+                return
+            }
             if format == .ics {
                 // Whole components: read the items (an iCalendar result copies them).
                 var result = try source.matches(in: window, kinds: kinds, zone: zone, includingCancelled: includeCancelled,
@@ -164,6 +174,42 @@ extension ICal {
                     }
                 }
             }
+        }
+
+        /// Writes a file query's stream to the output, all or nothing for a file (a temporary
+        /// file beside it, renamed at the end; an iCalendar result is spooled first, as its
+        /// VTIMEZONEs come before the occurrences but depend on all of them). The diagnostics
+        /// follow the output, as they are complete only at the stream's end; on a write error
+        /// they are printed, then the error, and the exit status is 1.
+        private func writeStreamed(_ stream: OccurrenceQuery.Stream, formatter: OccurrenceFormatter) throws {
+            let path = output.output
+            do throws(ICalError) {
+                if format == .ics {
+                    let spool = try SpooledOutput()
+                    let opening = try formatter.writeCalendar(stream, limit: limit) { (chunk: [UInt8]) throws(ICalError) in
+                        var chunk = chunk
+                        try spool.take(&chunk)
+                    }
+                    try spool.commit(to: path, opening: opening)
+                } else {
+                    let listing: OccurrenceFormatter.ListingFormat = format == .json ? .json : format == .csv ? .csv
+                        : .agenda(color: path == "-" && isatty(1) == 1)
+                    try FileIO.writeAtomically(to: path) { descriptor, reported throws(ICalError) in
+                        try formatter.write(stream, as: listing, limit: limit) { (chunk: [UInt8]) throws(ICalError) in
+                            try FileIO.writeAll(chunk, to: descriptor, path: reported)
+                        }
+                    }
+                }
+            } catch {
+                // Standard output is named as every other command's output names it.
+                var error = error
+                if path == "-" && error.file == "-" { error.file = "<stdout>" }
+                stream.drain()
+                stream.diagnostics.forEach { printError($0.description) }
+                printError("\(error)")
+                throw ExitCode(1)
+            }
+            stream.diagnostics.forEach { printError($0.description) }
         }
 
         /// The current wall-clock time in a zone; `ICAL_NOW` (YYYY-MM-DDTHH:MM:SS, UTC)
