@@ -32,17 +32,54 @@ public struct CalendarDate: Sendable, Hashable, Codable, Comparable, CustomStrin
 
     /// `YYYYMMDD`.
     public var iCalendarText: String {
-        Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2)
+        guard fitsFixedWidth else { return Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2) }
+        return Self.fixedText(8) { text in
+            Self.put(year, 4, into: text, at: 0)
+            Self.put(month, 2, into: text, at: 4)
+            Self.put(day, 2, into: text, at: 6)
+        }
     }
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))"
+        guard fitsFixedWidth else { return "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))" }
+        return Self.fixedText(10) { text in put(into: text, at: 0) }
+    }
+
+    /// Whether the fields fit four, two and two digits (always, unless set out of range).
+    var fitsFixedWidth: Bool { (0...9999).contains(year) && (0...99).contains(month) && (0...99).contains(day) }
+
+    /// Writes `YYYY-MM-DD` at `offset` (``fitsFixedWidth`` must hold).
+    func put(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        Self.put(year, 4, into: text, at: offset)
+        text[offset + 4] = UInt8(ascii: "-")
+        Self.put(month, 2, into: text, at: offset + 5)
+        text[offset + 7] = UInt8(ascii: "-")
+        Self.put(day, 2, into: text, at: offset + 8)
     }
 
     static func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+
+    /// A string of `count` ASCII bytes that `write` fills, made in one allocation (dates and
+    /// times are written for every occurrence listed; interpolating padded parts made five
+    /// strings for each).
+    static func fixedText(_ count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> String {
+        String(unsafeUninitializedCapacity: count) { text in
+            write(text)
+            return count
+        }
+    }
+
+    /// Writes `value`, from 0, as exactly `width` digits at `offset`.
+    static func put(_ value: Int, _ width: Int, into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        var rest = value
+        for index in stride(from: offset + width - 1, through: offset, by: -1) {
+            text[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
     }
 
     /// Days since 1970-01-01 (negative before).
@@ -157,13 +194,40 @@ public struct LocalDateTime: Sendable, Hashable, Codable, Comparable, CustomStri
 
     /// `YYYYMMDDTHHMMSS`.
     public var iCalendarText: String {
-        date.iCalendarText + "T" + CalendarDate.pad(time.hour, 2) + CalendarDate.pad(time.minute, 2)
-            + CalendarDate.pad(time.second, 2)
+        guard fitsFixedWidth else {
+            return date.iCalendarText + "T" + CalendarDate.pad(time.hour, 2) + CalendarDate.pad(time.minute, 2)
+                + CalendarDate.pad(time.second, 2)
+        }
+        return CalendarDate.fixedText(15) { text in
+            CalendarDate.put(date.year, 4, into: text, at: 0)
+            CalendarDate.put(date.month, 2, into: text, at: 4)
+            CalendarDate.put(date.day, 2, into: text, at: 6)
+            text[8] = UInt8(ascii: "T")
+            CalendarDate.put(time.hour, 2, into: text, at: 9)
+            CalendarDate.put(time.minute, 2, into: text, at: 11)
+            CalendarDate.put(time.second, 2, into: text, at: 13)
+        }
     }
 
     /// `YYYY-MM-DDTHH:MM:SS`.
     public var description: String {
-        "\(date)T\(CalendarDate.pad(time.hour, 2)):\(CalendarDate.pad(time.minute, 2)):\(CalendarDate.pad(time.second, 2))"
+        guard fitsFixedWidth else {
+            return "\(date)T\(CalendarDate.pad(time.hour, 2)):\(CalendarDate.pad(time.minute, 2)):\(CalendarDate.pad(time.second, 2))"
+        }
+        return CalendarDate.fixedText(19) { text in
+            date.put(into: text, at: 0)
+            text[10] = UInt8(ascii: "T")
+            CalendarDate.put(time.hour, 2, into: text, at: 11)
+            text[13] = UInt8(ascii: ":")
+            CalendarDate.put(time.minute, 2, into: text, at: 14)
+            text[16] = UInt8(ascii: ":")
+            CalendarDate.put(time.second, 2, into: text, at: 17)
+        }
+    }
+
+    /// Whether every field fits its digits (always, unless set out of range).
+    private var fitsFixedWidth: Bool {
+        date.fitsFixedWidth && (0...99).contains(time.hour) && (0...99).contains(time.minute) && (0...99).contains(time.second)
     }
 
     public static func < (lhs: LocalDateTime, rhs: LocalDateTime) -> Bool {

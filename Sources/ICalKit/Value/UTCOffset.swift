@@ -72,6 +72,19 @@ extension UTCOffset {
     static func isoText(seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"
         let magnitude = abs(seconds)
+        if magnitude < 100 * 3600 {
+            let withSeconds = magnitude % 60 != 0
+            return CalendarDate.fixedText(withSeconds ? 9 : 6) { text in
+                text[0] = seconds < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+                CalendarDate.put(magnitude / 3600, 2, into: text, at: 1)
+                text[3] = UInt8(ascii: ":")
+                CalendarDate.put(magnitude % 3600 / 60, 2, into: text, at: 4)
+                if withSeconds {
+                    text[6] = UInt8(ascii: ":")
+                    CalendarDate.put(magnitude % 60, 2, into: text, at: 7)
+                }
+            }
+        }
         var text = sign + CalendarDate.pad(magnitude / 3600, 2) + ":" + CalendarDate.pad(magnitude % 3600 / 60, 2)
         if magnitude % 60 != 0 { text += ":" + CalendarDate.pad(magnitude % 60, 2) }
         return text
