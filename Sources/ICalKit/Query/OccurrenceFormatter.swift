@@ -373,43 +373,24 @@ public struct OccurrenceFormatter: Sendable {
     /// The ISO 8601 text of a date of years 0-9999 (`YYYY-MM-DD`) and a time
     /// (`THH:MM:SS`), written into a buffer on the stack.
     private static func withISOText(_ date: CalendarDate, _ time: TimeOfDay?, _ body: (UnsafeRawBufferPointer) -> Void) {
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &text) { buffer in
-            func put(_ value: Int, _ width: Int, at offset: Int) {
-                var rest = value
-                for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                    buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                    rest /= 10
-                }
-            }
-            put(date.year, 4, at: 0)
-            buffer[4] = UInt8(ascii: "-")
-            put(date.month, 2, at: 5)
-            buffer[7] = UInt8(ascii: "-")
-            put(date.day, 2, at: 8)
-            guard let time else { return body(UnsafeRawBufferPointer(rebasing: buffer[0..<10])) }
-            buffer[10] = UInt8(ascii: "T")
-            put(time.hour, 2, at: 11)
-            buffer[13] = UInt8(ascii: ":")
-            put(time.minute, 2, at: 14)
-            buffer[16] = UInt8(ascii: ":")
-            put(time.second, 2, at: 17)
-            body(UnsafeRawBufferPointer(rebasing: buffer[0..<19]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { text in
+            date.put(into: text, at: 0)
+            guard let time else { return body(UnsafeRawBufferPointer(start: text.baseAddress, count: 10)) }
+            text[10] = UInt8(ascii: "T")
+            CalendarDate.put(time.hour, 2, into: text, at: 11)
+            text[13] = UInt8(ascii: ":")
+            CalendarDate.put(time.minute, 2, into: text, at: 14)
+            text[16] = UInt8(ascii: ":")
+            CalendarDate.put(time.second, 2, into: text, at: 17)
+            body(UnsafeRawBufferPointer(start: text.baseAddress, count: 19))
         }
     }
 
-    /// A number from 0 of exactly `width` digits (the caller checks the range).
+    /// A number from 0 of exactly `width` digits (the caller checks the range), appended once.
     private static func appendDigits(_ value: Int, _ width: Int, to out: inout [UInt8]) {
-        precondition(width <= 4)
-        // Divided by the constant 10 (a multiplication), appended once.
-        var digits: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { digits in
-            var rest = value
-            for index in stride(from: width - 1, through: 0, by: -1) {
-                digits[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[0..<width]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width) { digits in
+            CalendarDate.put(value, width, into: digits, at: 0)
+            out.append(contentsOf: digits)
         }
     }
 
