@@ -212,19 +212,7 @@ extension EKEventStore {
         defer { lock.unlock() }
         if let failure = state.failure { throw failure }
         let backend = try requireBackend()
-        // The target of each kind, and the files already in it, are looked up once.
-        var targets: [EKEntityType: String] = [:]
-        var existing: [String: [String: FileIdentity]] = [:]
-        func collection(for entityType: EKEntityType, uid: String) throws(EKError) -> String {
-            if let known = targets[entityType] { return known }
-            let identifier = try importCollection(for: entityType, uid: uid, into: calendar)
-            targets[entityType] = identifier
-            if existing[identifier] == nil {
-                let files = (try? backend.items(in: identifier)) ?? []
-                existing[identifier] = Dictionary(files.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
-            }
-            return identifier
-        }
+        var targets = ImportTargets(store: self, calendar: calendar, backend: backend)
         let result: CommitResult
         do {
             result = try backend.commit(Batch()) { put in
@@ -237,14 +225,14 @@ extension EKEventStore {
                     }
                     let isReminder = components.allSatisfy { $0.matches(.todo) }
                     let entityType: EKEntityType = isReminder ? .reminder : .event
-                    let collection = try collection(for: entityType, uid: group.uid)
+                    let collection = try targets.collection(for: entityType, uid: group.uid)
                     var item = Component.calendar(productIdentifier: Self.productIdentifier)
                     if let scale = sourceCalendar.header.property(.calendarScale) { item.setProperty(scale) }
                     let used = Set(components.flatMap(Self.timeZoneIdentifiers)).sorted()
                     item.components = used.compactMap { sourceCalendar.zones[$0] } + components
                     item = withTimeZones(item)
                     let name = ItemFileName.forUID(group.uid)
-                    let onDisk = existing[collection]?[name]
+                    let onDisk = targets.existing(name, in: collection)
                     if onDisk != nil {
                         guard level(entityType) == .full else {
                             throw EKError(.eventStoreNotAuthorized,

@@ -78,30 +78,18 @@ extension EKEventStore {
         if needsEvents && level(.event) == .none { throw notAuthorized(.event, "importing events") }
         if needsReminders && level(.reminder) != .full { throw notAuthorized(.reminder, "importing reminders") }
         try performChange(commit: true) { () throws(EKError) in
-            // The target of each kind, and the files already in it, are looked up once.
-            var targets: [EKEntityType: String] = [:]
-            var existing: [String: [String: FileIdentity]] = [:]
-            func collection(for entityType: EKEntityType, uid: String) throws(EKError) -> String {
-                if let known = targets[entityType] { return known }
-                let identifier = try importCollection(for: entityType, uid: uid, into: calendar)
-                targets[entityType] = identifier
-                if existing[identifier] == nil {
-                    let files = (try? backend?.items(in: identifier)) ?? []
-                    existing[identifier] = Dictionary(files.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
-                }
-                return identifier
-            }
+            var targets = ImportTargets(store: self, calendar: calendar, backend: backend)
             for (position, group) in groups.enumerated() {
                 let isReminder = group.components.allSatisfy { $0.matches(.todo) }
                 let entityType: EKEntityType = isReminder ? .reminder : .event
-                let collection = try collection(for: entityType, uid: group.uid)
+                let collection = try targets.collection(for: entityType, uid: group.uid)
                 var item = Component.calendar(productIdentifier: Self.productIdentifier)
                 if let scale = calendars[group.source].property(.calendarScale) { item.setProperty(scale) }
                 let used = Set(group.components.flatMap(Self.timeZoneIdentifiers)).sorted()
                 item.components = used.compactMap { zonesBySource[group.source][$0] } + group.components
                 item = withTimeZones(item)
                 let key = ItemKey(collection: collection, name: ItemFileName.forUID(group.uid))
-                let onDisk = existing[collection]?[key.name]
+                let onDisk = targets.existing(key.name, in: collection)
                 if onDisk != nil || state.items[key]?.content != nil {
                     guard level(entityType) == .full else {
                         throw EKError(.eventStoreNotAuthorized,
@@ -277,6 +265,41 @@ extension EKEventStore {
         level(entityType).description
     }
 }
+
+    /// The collection each kind of an import goes to, and the files already in it, looked up
+    /// once per import (``importCollection(for:uid:into:)`` for the first item of each
+    /// kind). Caller holds the lock.
+    struct ImportTargets {
+        let store: EKEventStore
+        let calendar: EKCalendar?
+        let backend: FolderStore?
+        private var targets: [EKEntityType: String] = [:]
+        private var files: [String: [String: FileIdentity]] = [:]
+
+        init(store: EKEventStore, calendar: EKCalendar?, backend: FolderStore?) {
+            self.store = store
+            self.calendar = calendar
+            self.backend = backend
+        }
+
+        /// The collection an item of `entityType` goes to.
+        mutating func collection(for entityType: EKEntityType, uid: String) throws(EKError) -> String {
+            if let known = targets[entityType] { return known }
+            let identifier = try store.importCollection(for: entityType, uid: uid, into: calendar)
+            targets[entityType] = identifier
+            if files[identifier] == nil {
+                let items = (try? backend?.items(in: identifier)) ?? []
+                files[identifier] = Dictionary(items.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
+            }
+            return identifier
+        }
+
+        /// The identity of the file already named `name` in a collection ``collection(for:uid:)``
+        /// returned, or nil.
+        func existing(_ name: String, in collection: String) -> FileIdentity? {
+            files[collection]?[name]
+        }
+    }
 
 extension EKEventStore {
     /// The collection an import puts an item of this kind into: the chosen calendar, else the
