@@ -130,8 +130,6 @@ public struct OccurrenceFormatter: Sendable {
         let format: ListingFormat
         private var count = 0
         private var currentDay: CalendarDate?
-        /// A reused record for one match at a time.
-        private var scratch = PackedListings()
 
         package init(formatter: OccurrenceFormatter, format: ListingFormat) {
             self.formatter = formatter
@@ -166,13 +164,40 @@ public struct OccurrenceFormatter: Sendable {
             count += 1
         }
 
-        /// Appends one match, packed as ``OccurrenceListing/init(_:)`` makes it.
+        /// Appends one match, as ``OccurrenceListing/init(_:)`` makes it.
+        ///
+        /// A streamed query writes hundreds of thousands of occurrences of a few thousand
+        /// components, so what a listing takes from its component and source (UID, summary,
+        /// location, status, name, source, zone name, conference links) is made once per
+        /// component, by ``OccurrenceListing/init(_:)`` itself, and kept as a template; each
+        /// match then fills in only its own times, offsets and RECURRENCE-ID.
         package mutating func append(_ match: OccurrenceQuery.Match, to out: inout [UInt8]) {
-            scratch.removeAll()
-            scratch.append(OccurrenceListing(match))
-            let listing = scratch
-            listing.forEach { append($0, to: &out) }
+            let template = templates.template(for: match)
+            var listing = template.listing
+            let occurrence = match.occurrence
+            let start = PackedListings.form(occurrence.start).form, end = PackedListings.form(occurrence.end).form
+            listing.startInstant = match.startInstant
+            listing.endInstant = match.endInstant
+            listing.startLocal = occurrence.start.local.secondsSinceEpoch
+            listing.endLocal = occurrence.end.local.secondsSinceEpoch
+            listing.startForm = start
+            listing.endForm = end
+            listing.isAllDay = occurrence.isAllDay
+            listing.startOffset = OccurrenceListing.offset(occurrence.start, instant: match.startInstant, zone: match.timeZone)
+            listing.endOffset = OccurrenceListing.offset(occurrence.end, instant: match.endInstant,
+                                                         zone: template.endsInStartZone ? match.timeZone ?? template.standardEndZone : template.standardEndZone)
+            recurrenceText.removeAll(keepingCapacity: true)
+            let hasRecurrenceText = OccurrenceListing.appendRecurrenceIdentifierText(match, to: &recurrenceText)
+            recurrenceText.withUnsafeBytes { text in
+                listing.recurrenceIdentifier = hasRecurrenceText ? text : nil
+                withExtendedLifetime(template) { append(listing, to: &out) }
+            }
         }
+
+        /// The templates of the components written so far.
+        private var templates = ListingTemplates()
+        /// A reused buffer for one match's RECURRENCE-ID text.
+        private var recurrenceText: [UInt8] = []
 
         /// What comes after the last listing: JSON's `]`.
         package func finish(to out: inout [UInt8]) {
@@ -337,7 +362,7 @@ public struct OccurrenceFormatter: Sendable {
     }
 
     /// ``UTCOffset/isoText(seconds:)`` written as bytes: `+01:00`, `-03:30`, `+05:45:30`.
-    private static func appendOffset(_ seconds: Int, to out: inout [UInt8]) {
+    static func appendOffset(_ seconds: Int, to out: inout [UInt8]) {
         let magnitude = abs(seconds)
         guard magnitude < 100 * 3600 else { return out.append(contentsOf: offset(seconds).utf8) }
         out.append(seconds < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
@@ -350,13 +375,13 @@ public struct OccurrenceFormatter: Sendable {
         }
     }
 
-    private static func appendDate(_ date: CalendarDate, to out: inout [UInt8]) {
+    static func appendDate(_ date: CalendarDate, to out: inout [UInt8]) {
         guard (0...9999).contains(date.year) else { return out.append(contentsOf: date.description.utf8) }
         withISOText(date, nil) { out.append(contentsOf: $0) }
     }
 
     /// `YYYY-MM-DDTHH:MM:SS`, appended at once.
-    private static func appendDateTime(_ local: LocalDateTime, to out: inout [UInt8]) {
+    static func appendDateTime(_ local: LocalDateTime, to out: inout [UInt8]) {
         guard (0...9999).contains(local.date.year) else {
             appendDate(local.date, to: &out)
             out.append(UInt8(ascii: "T"))

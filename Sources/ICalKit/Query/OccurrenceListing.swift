@@ -107,7 +107,7 @@ public struct OccurrenceListing: Sendable, Hashable {
 
     /// The UTC offset a value is shown with in its own zone: none for dates, floating
     /// values and zones that did not resolve.
-    private static func offset(_ value: DateTime, instant: Int64, zone: (any TimeZoneRules)?) -> Int? {
+    static func offset(_ value: DateTime, instant: Int64, zone: (any TimeZoneRules)?) -> Int? {
         if value.isDate { return nil }
         switch value.zone {
         case .floating: return nil
@@ -119,7 +119,17 @@ public struct OccurrenceListing: Sendable, Hashable {
     /// The end's zone: the start's when they share a TZID, else the end's TZID from tzdata.
     private static func endZone(_ match: OccurrenceQuery.Match) -> (any TimeZoneRules)? {
         let occurrence = match.occurrence
-        if occurrence.end.timeZoneIdentifier == occurrence.start.timeZoneIdentifier, let zone = match.timeZone { return zone }
+        if endsInStartZone(occurrence), let zone = match.timeZone { return zone }
+        return standardEndZone(occurrence)
+    }
+
+    /// Whether an occurrence's end is read in its start's zone (they share a TZID, or neither has one).
+    static func endsInStartZone(_ occurrence: Occurrence) -> Bool {
+        occurrence.end.timeZoneIdentifier == occurrence.start.timeZoneIdentifier
+    }
+
+    /// The end's TZID resolved from tzdata, when it has one.
+    static func standardEndZone(_ occurrence: Occurrence) -> (any TimeZoneRules)? {
         guard case .identifier(let tzid) = occurrence.end.zone else { return nil }
         return TimeZoneResolver.resolveStandard(tzid)?.rules
     }
@@ -135,15 +145,27 @@ public struct OccurrenceListing: Sendable, Hashable {
     }
 
     private static func recurrenceIdentifierText(_ match: OccurrenceQuery.Match) -> String? {
-        guard match.isRecurring else { return nil }
+        var text: [UInt8] = []
+        guard appendRecurrenceIdentifierText(match, to: &text) else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the RECURRENCE-ID's ISO 8601 text (``recurrenceIdentifier``); false, and
+    /// nothing appended, for an occurrence of an item that does not recur.
+    static func appendRecurrenceIdentifierText(_ match: OccurrenceQuery.Match, to out: inout [UInt8]) -> Bool {
+        guard match.isRecurring else { return false }
         let value = match.occurrence.recurrenceIdentifier
-        if value.isDate { return value.local.date.description }
-        switch value.zone {
-        case .floating: return value.local.description
-        case .utc: return value.local.description + "+00:00"
-        case .identifier:
-            guard let zone = match.timeZone else { return value.local.description }
-            return value.local.description + UTCOffset.isoText(seconds: zone.utcOffset(forLocal: value.local))
+        if value.isDate {
+            OccurrenceFormatter.appendDate(value.local.date, to: &out)
+            return true
         }
+        OccurrenceFormatter.appendDateTime(value.local, to: &out)
+        switch value.zone {
+        case .floating: break
+        case .utc: OccurrenceFormatter.appendOffset(0, to: &out)
+        case .identifier:
+            if let zone = match.timeZone { OccurrenceFormatter.appendOffset(zone.utcOffset(forLocal: value.local), to: &out) }
+        }
+        return true
     }
 }

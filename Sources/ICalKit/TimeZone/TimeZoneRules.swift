@@ -11,6 +11,13 @@ public protocol TimeZoneRules: Sendable {
     func utcOffset(atInstant instant: Int64) -> Int
     /// The offset from UTC, in seconds, to read a wall-clock time with (RFC 5545 §3.3.5).
     func utcOffset(forLocal local: LocalDateTime) -> Int
+    /// The instant a wall-clock time names in this zone (RFC 5545 §3.3.5 for gaps and
+    /// overlaps). A requirement with a default, so that a call through `any TimeZoneRules`
+    /// reaches the zone's own code.
+    func instant(for local: LocalDateTime) -> Int64
+    /// The wall-clock time at an instant in this zone. A requirement with a default, like
+    /// ``instant(for:)``.
+    func local(at instant: Int64) -> LocalDateTime
 }
 
 extension TimeZoneRules {

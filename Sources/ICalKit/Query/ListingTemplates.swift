@@ -1,0 +1,77 @@
+/// What the listings of one component's occurrences share, made once: a streamed query
+/// (``OccurrenceFormatter/ListingWriter``) writes hundreds of thousands of occurrences of a
+/// few thousand components, and building each listing's UID, summary, location, status,
+/// component name, source, zone name and conference links again (unescaping the text,
+/// looking up properties) was most of the cost of writing it.
+///
+/// A template is the packed listing ``OccurrenceListing/init(_:)`` made of the component's
+/// first match, kept in memory of its own; a later match of the same component, source and
+/// zones copies it and sets only its own times, offsets and RECURRENCE-ID, so its bytes are
+/// those of ``OccurrenceListing/init(_:)`` by construction.
+struct ListingTemplates {
+    /// The most templates kept; past it, the cache starts again (a template is only a
+    /// shortcut).
+    static let capacity = 65_536
+
+    final class Template {
+        /// The component, held so that the address of its properties (the key) is not reused
+        /// while the template lives.
+        let component: Component
+        let uid: String
+        let source: String?
+        let startZone: String?
+        let endZone: String?
+        /// Whether the end is read in the start's zone (they share a TZID, or neither has one).
+        let endsInStartZone: Bool
+        /// The end's TZID from tzdata (``OccurrenceListing``'s rule when the zones differ, or
+        /// the start's did not resolve).
+        let standardEndZone: (any TimeZoneRules)?
+        /// The listing: constant fields point into `storage`; the others are set per match.
+        let listing: PackedListing
+        private let storage: UnsafeMutableRawBufferPointer
+
+        init(_ match: OccurrenceQuery.Match) {
+            let occurrence = match.occurrence
+            component = occurrence.component
+            uid = occurrence.uid
+            source = match.source
+            startZone = occurrence.start.timeZoneIdentifier
+            endZone = occurrence.end.timeZoneIdentifier
+            endsInStartZone = OccurrenceListing.endsInStartZone(occurrence)
+            standardEndZone = OccurrenceListing.standardEndZone(occurrence)
+            let packed = PackedListings([OccurrenceListing(match)])
+            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(packed.bytes.count, 1), alignment: 8)
+            packed.bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+            self.storage = storage
+            // The record was just packed whole.
+            listing = PackedListing(UnsafeRawBufferPointer(storage), at: 0)!
+        }
+
+        deinit { storage.deallocate() }
+
+        /// Whether a match's listing shares this template's constant fields.
+        func fits(_ match: OccurrenceQuery.Match) -> Bool {
+            let occurrence = match.occurrence
+            return occurrence.component.name == component.name && occurrence.uid == uid && match.source == source
+                && occurrence.start.timeZoneIdentifier == startZone && occurrence.end.timeZoneIdentifier == endZone
+        }
+    }
+
+    private var templates: [UnsafeRawPointer: Template] = [:]
+
+    /// The template for a match's component, made when there is none yet.
+    ///
+    /// Components are told apart by the address of their properties' storage: while a
+    /// template holds its component, no other array can have that address, and the same
+    /// storage means the same properties (an array is copied before it changes). The name,
+    /// UID, source and zones are compared as well.
+    mutating func template(for match: OccurrenceQuery.Match) -> Template {
+        let key = match.occurrence.component.properties.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        guard let key else { return Template(match) }
+        if let template = templates[key], template.fits(match) { return template }
+        if templates.count >= Self.capacity { templates.removeAll() }
+        let template = Template(match)
+        templates[key] = template
+        return template
+    }
+}
