@@ -324,8 +324,17 @@ extension Component {
     }
 
     private mutating func setDateTime(_ kind: PropertyKind, _ value: DateTime?) {
-        if let value, property(kind)?.dateTimeValue == value { return }
-        setSingle(kind, value.map { dateTime in { $0.setDateTimeValue(dateTime) } })
+        // setSingle with a setter, finding the property once: a value it already has keeps
+        // its text; nil removes every property of the kind.
+        guard let value else { return removeProperties(kind) }
+        if let index = properties.firstIndex(where: { $0.matches(kind) }) {
+            if properties[index].dateTimeValue == value { return }
+            properties[index].setDateTimeValue(value)
+        } else {
+            var property = Property(kind, rawValue: "")
+            property.setDateTimeValue(value)
+            properties.append(property)
+        }
     }
 
     /// Splits `values` into runs of consecutive values with the same key.

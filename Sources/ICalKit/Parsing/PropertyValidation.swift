@@ -198,6 +198,9 @@ enum PropertyValidation {
 
 extension String {
     var trimmingSpaces: Substring {
+        // A character that is a space ends and begins with the byte 0x20: without one at
+        // either end (nearly every value), there is nothing to trim.
+        if utf8.first != 0x20 && utf8.last != 0x20 { return self[...] }
         let trimmed = drop { $0 == " " }
         return trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count)
     }

@@ -30,7 +30,10 @@ extension Property {
     /// zone requires, and writes `VALUE=DATE` for a DATE (an existing `VALUE=DATE-TIME` on a
     /// DATE-TIME is kept; any other VALUE is removed). Other parameters are untouched.
     public mutating func setDateTimeValue(_ value: DateTime) {
-        setDateTimeValues([value])
+        // setDateTimeValues([value]), without the array and the joined string.
+        rawValue = value.iCalendarText
+        setTimeZoneIdentifier(value.timeZoneIdentifier)
+        setValueType(value.isDate ? "DATE" : nil, default: "DATE-TIME")
     }
 
     /// The values of a multi-valued DATE or DATE-TIME property (EXDATE, or RDATE without

@@ -665,11 +665,22 @@ public struct OccurrenceFormatter: Sendable {
 
     /// The component ``calendar(_:)`` holds for one occurrence.
     func item(_ match: OccurrenceQuery.Match) -> Component {
+        var component = match.occurrence.component
+        for kind in Self.seriesKinds { component.removeProperties(kind) }
+        Self.setTimes(of: match, in: &component)
+        return component
+    }
+
+    /// The properties that make a component a series, which an occurrence's item drops.
+    static let seriesKinds: [PropertyKind] = [.recurrenceRule, .recurrenceDates, .exceptionDates, .exceptionRule, .duration]
+
+    /// The properties ``setTimes(of:in:)`` sets, and the only ones it touches.
+    static let timeKinds: [PropertyKind] = [.dateTimeStart, .dateTimeEnd, .dateTimeDue, .recurrenceIdentifier]
+
+    /// Gives an item the occurrence's start, end (DTEND, or DUE for a to-do) and
+    /// RECURRENCE-ID; it changes no property but those of ``timeKinds``.
+    static func setTimes(of match: OccurrenceQuery.Match, in component: inout Component) {
         let occurrence = match.occurrence
-        var component = occurrence.component
-        for kind in [PropertyKind.recurrenceRule, .recurrenceDates, .exceptionDates, .exceptionRule, .duration] {
-            component.removeProperties(kind)
-        }
         component.dateTimeStart = occurrence.start
         if component.matches(.todo) {
             component.removeProperties(.dateTimeEnd)
@@ -681,6 +692,5 @@ public struct OccurrenceFormatter: Sendable {
             component.recurrenceIdentifier = occurrence.recurrenceIdentifier
             component.recurrenceIdentifierRange = nil
         }
-        return component
     }
 }

@@ -1,3 +1,8 @@
+// The classes here hold the state of one expansion (or one merge of expansions), stepped
+// once per occurrence by a single caller and never reentered. Their stored properties are
+// `@exclusivity(unchecked)`: the compiler still checks exclusive access statically, but the
+// run-time check of every access (a tenth of a streamed query's instructions) is left out.
+
 extension OccurrenceQuery {
     /// Starts the query over calendars as a stream: the matches come one at a time, in the
     /// order of ``Result/matches``, and none is held longer than it has to be.
@@ -30,7 +35,7 @@ extension OccurrenceQuery {
         private final class SourceState {
             let name: String?
             let resolver: TimeZoneResolver
-            var lastZone: (identifier: String, rules: (any TimeZoneRules)?)?
+            @exclusivity(unchecked) var lastZone: (identifier: String, rules: (any TimeZoneRules)?)?
 
             init(name: String?, resolver: TimeZoneResolver) {
                 self.name = name
@@ -83,20 +88,20 @@ extension OccurrenceQuery {
             /// The occurrences taken from the set at a time (at least).
             static let batch = 16
 
-            private var iterator: OccurrenceSequence.Iterator?
+            @exclusivity(unchecked) private var iterator: OccurrenceSequence.Iterator?
             private let state: SourceState
             let sourceIndex: Int
             let groupIndex: Int
             private let recurring: Bool
             private let floatingZone: any TimeZoneRules
-            private var position = 0
-            private var run: [Entry] = []
-            private var runIndex = 0
-            private var lookahead: Entry?
+            @exclusivity(unchecked) private var position = 0
+            @exclusivity(unchecked) private var run: [Entry] = []
+            @exclusivity(unchecked) private var runIndex = 0
+            @exclusivity(unchecked) private var lookahead: Entry?
             /// The budget warning's parts, reported when the set ends truncated.
             private let warning: (line: Int, component: String?, uid: String)
             /// The set's budget warning, once it ended truncated.
-            private(set) var truncation: Diagnostic?
+            @exclusivity(unchecked) private(set) var truncation: Diagnostic?
 
             init(set: RecurrenceSet, query: OccurrenceQuery, state: SourceState, source: Int, group: Int) {
                 self.state = state
@@ -188,14 +193,14 @@ extension OccurrenceQuery {
             }
         }
 
-        private var cursors: [Cursor] = []
+        @exclusivity(unchecked) private var cursors: [Cursor] = []
         /// A binary min-heap of the cursors by their heads: each node holds its head's start
         /// and end instants, so most comparisons touch no cursor.
-        private var heap: [(start: Int64, end: Int64, cursor: Int)] = []
+        @exclusivity(unchecked) private var heap: [(start: Int64, end: Int64, cursor: Int)] = []
         /// Diagnostics with their place: source, then the resolver's (group -1) before the
         /// sets' budget warnings by set.
-        private var found: [(source: Int, group: Int, diagnostic: Diagnostic)] = []
-        private var finished = false
+        @exclusivity(unchecked) private var found: [(source: Int, group: Int, diagnostic: Diagnostic)] = []
+        @exclusivity(unchecked) private var finished = false
 
         init(query: OccurrenceQuery, sources: [Source]) {
             for (index, var source) in sources.enumerated() {

@@ -1,3 +1,8 @@
+// The classes here hold the state of one expansion (or one merge of expansions), stepped
+// once per occurrence by a single caller and never reentered. Their stored properties are
+// `@exclusivity(unchecked)`: the compiler still checks exclusive access statically, but the
+// run-time check of every access (a tenth of a streamed query's instructions) is left out.
+
 /// One instance of the master's recurrence set before overrides: DTSTART, an RRULE
 /// instance or an RDATE.
 struct Candidate {
@@ -18,9 +23,12 @@ final class CandidateStream {
     private let floating: any TimeZoneRules
     private let highKey: Int64
     private let lowKey: Int64
-    private var sources: [any CandidateSource]
-    private var heads: [Candidate?]
-    private var lastMatchKey: Int64?
+    @exclusivity(unchecked) private var sources: [any CandidateSource]
+    @exclusivity(unchecked) private var heads: [Candidate?]
+    /// The heads' keys (`Int64.max` for none), so that choosing the next head compares
+    /// integers instead of copying candidates.
+    @exclusivity(unchecked) private var headKeys: [Int64]
+    @exclusivity(unchecked) private var lastMatchKey: Int64?
     private let excludedKeys: Set<Int64>
     private let excludedDays: Set<Int>
 
@@ -63,7 +71,7 @@ final class CandidateStream {
         sources.append(ListSource(dates.sorted { $0.key < $1.key }))
         self.sources = sources
         self.heads = Array(repeating: nil, count: sources.count)
-        for index in sources.indices { heads[index] = self.sources[index].next() }
+        self.headKeys = Array(repeating: .max, count: sources.count)
 
         var keys = Set<Int64>(), days = Set<Int>()
         for exception in series.exceptionDates {
@@ -77,6 +85,7 @@ final class CandidateStream {
         }
         self.excludedKeys = keys
         self.excludedDays = days
+        for index in sources.indices { refill(index) }
     }
 
     /// The wall-clock span rules are iterated over for keys `lowKey..<highKey`, widened by
@@ -110,25 +119,35 @@ final class CandidateStream {
     /// The key of the next candidate, without taking it (nil at the end).
     var peekKey: Int64? {
         var best: Int64?
-        for head in heads { if let key = head?.key, key < (best ?? .max) { best = key } }
+        for (index, key) in headKeys.enumerated() where heads[index] != nil && key < (best ?? .max) { best = key }
         return best
+    }
+
+    /// Takes the next candidate of source `index` as its head.
+    private func refill(_ index: Int) {
+        heads[index] = sources[index].next()
+        headKeys[index] = heads[index]?.key ?? .max
     }
 
     /// The next candidate in key order, or nil past `highKey` or at the end.
     func next() -> Candidate? {
         while true {
+            // The first source with the least key (a source's head may itself be Int64.max).
             var best: Int?
-            for index in heads.indices {
-                guard let head = heads[index] else { continue }
-                if let current = best, let bestHead = heads[current], bestHead.key <= head.key { continue }
+            for index in headKeys.indices where heads[index] != nil {
+                if let current = best, headKeys[current] <= headKeys[index] { continue }
                 best = index
             }
-            guard let index = best, let candidate = heads[index] else { return nil }
-            guard candidate.key < highKey else {
-                heads = heads.map { _ in nil }
+            guard let index = best else { return nil }
+            guard headKeys[index] < highKey else {
+                for index in heads.indices {
+                    heads[index] = nil
+                    headKeys[index] = .max
+                }
                 return nil
             }
-            heads[index] = sources[index].next()
+            let candidate = heads[index].take()!
+            refill(index)
             if candidate.matchKey == lastMatchKey { continue }
             lastMatchKey = candidate.matchKey
             if candidate.key < lowKey { continue }
@@ -192,8 +211,8 @@ protocol CandidateSource: AnyObject {
 
 /// A finite, sorted list of candidates.
 final class ListSource: CandidateSource {
-    private var items: [Candidate]
-    private var index = 0
+    @exclusivity(unchecked) private var items: [Candidate]
+    @exclusivity(unchecked) private var index = 0
     init(_ items: [Candidate]) { self.items = items }
     func next() -> Candidate? {
         guard index < items.count else { return nil }
@@ -211,30 +230,34 @@ final class RuleSource: CandidateSource {
     private let stream: RuleInstanceStream
     private let series: SeriesDefinition
     private let floating: any TimeZoneRules
-    private var pending: [Candidate] = []
-    private var lastRegularKey = Int64.min
-    private var finished = false
+    @exclusivity(unchecked) private var pending: [Candidate] = []
+    @exclusivity(unchecked) private var lastRegularKey = Int64.min
+    @exclusivity(unchecked) private var finished = false
+
+    /// The zone the rule's wall-clock times are read in.
+    private let zone: any TimeZoneRules
 
     init(stream: RuleInstanceStream, series: SeriesDefinition, floating: any TimeZoneRules) {
         self.stream = stream
         self.series = series
         self.floating = floating
+        self.zone = series.start.rules ?? floating
     }
 
     func next() -> Candidate? {
         while true {
-            if let first = pending.first, finished || first.key <= lastRegularKey {
-                pending.removeFirst()
-                return first
-            }
+            if !pending.isEmpty, finished || pending[0].key <= lastRegularKey { return pending.removeFirst() }
             if finished { return nil }
             guard let local = stream.next() else { finished = true; continue }
             let value = series.isAllDay ? DateTime(date: local.date) : DateTime(local, zone: series.start.value.zone)
             let candidate = CandidateStream.candidate(ResolvedTime(value: value, rules: series.start.rules),
                                                       series: series, floating: floating)
-            let zone = series.start.rules ?? floating
-            let moved = !series.isAllDay && zone.local(at: candidate.key) != local && value.zone != .utc
-            if !moved { lastRegularKey = max(lastRegularKey, candidate.key) }
+            let moved = !series.isAllDay && value.zone != .utc && zone.local(at: candidate.key) != local
+            if !moved {
+                lastRegularKey = max(lastRegularKey, candidate.key)
+                // Nothing waits: the candidate would be the first of `pending` and leave at once.
+                if pending.isEmpty { return candidate }
+            }
             let index = pending.firstIndex { $0.key > candidate.key } ?? pending.count
             pending.insert(candidate, at: index)
         }
@@ -248,14 +271,14 @@ package final class OccurrenceExpander {
     private let set: RecurrenceSet
     private let window: Range<Int64>
     private let floating: any TimeZoneRules
-    private var candidates: CandidateStream?
-    private var buffer: [(occurrence: Occurrence, startKey: Int64, order: Int64)] = []
-    private var singles: [Int64: OverrideDefinition] = [:]
-    private var singleDays: [Int: OverrideDefinition] = [:]
-    private var futures: [(matchKey: Int64, override: OverrideDefinition, delta: Int64)] = []
-    private var minimumShift: Int64 = 0
-    private var emitted = 0
-    private var done = false
+    @exclusivity(unchecked) private var candidates: CandidateStream?
+    @exclusivity(unchecked) private var buffer: [(occurrence: Occurrence, startKey: Int64, order: Int64)] = []
+    @exclusivity(unchecked) private var singles: [Int64: OverrideDefinition] = [:]
+    @exclusivity(unchecked) private var singleDays: [Int: OverrideDefinition] = [:]
+    @exclusivity(unchecked) private var futures: [(matchKey: Int64, override: OverrideDefinition, delta: Int64)] = []
+    @exclusivity(unchecked) private var minimumShift: Int64 = 0
+    @exclusivity(unchecked) private var emitted = 0
+    @exclusivity(unchecked) private var done = false
 
     /// Instants outside years 1...9999 are clamped.
     private static let earliest: Int64 = -62_135_596_800
@@ -470,7 +493,7 @@ package final class OccurrenceExpander {
 
     private func process(_ candidate: Candidate) {
         guard let series = set.series else { return }
-        if singles[candidate.matchKey] != nil { return }
+        if !singles.isEmpty, singles[candidate.matchKey] != nil { return }
         if !series.isAllDay, !singleDays.isEmpty, singleDays[localDate(of: candidate).daysSinceEpoch] != nil { return }
         let recurrenceIdentifier = recurrenceIdentifier(of: candidate, series: series)
         if let future = futures.last(where: { $0.matchKey < candidate.matchKey }) {

@@ -1,8 +1,13 @@
+// The classes here hold the state of one expansion (or one merge of expansions), stepped
+// once per occurrence by a single caller and never reentered. Their stored properties are
+// `@exclusivity(unchecked)`: the compiler still checks exclusive access statically, but the
+// run-time check of every access (a tenth of a streamed query's instructions) is left out.
+
 /// Counts iterator steps across one expansion and records why it stopped early.
 final class ExpansionMeter {
     let budget: ExpansionBudget
-    var steps = 0
-    var truncation: ExpansionTruncation?
+    @exclusivity(unchecked) var steps = 0
+    @exclusivity(unchecked) var truncation: ExpansionTruncation?
 
     init(budget: ExpansionBudget) { self.budget = budget }
 
@@ -43,11 +48,11 @@ final class RuleInstanceStream {
     private let endIsCapped: Bool
     private let until: (LocalDateTime) -> UntilVerdict
     private let meter: ExpansionMeter
-    private var iterator: LibicalRecurrenceIterator?
+    @exclusivity(unchecked) private var iterator: LibicalRecurrenceIterator?
     /// The Swift engine for Gregorian rules; nil for RSCALE rules, which libical expands.
-    private var engine: RulePeriodEngine?
+    @exclusivity(unchecked) private var engine: RulePeriodEngine?
     /// INTERVAL of an RSCALE rule, applied to libical's INTERVAL=1 expansion.
-    private var intervalFilter: CalendarScaleIntervalFilter?
+    @exclusivity(unchecked) private var intervalFilter: CalendarScaleIntervalFilter?
 
     private let weeklySetPositions: [Int]
     private let weekStart: Int
@@ -55,20 +60,20 @@ final class RuleInstanceStream {
     private let weekNumberDays: Set<Int>
     private let rawStop: LocalDateTime
 
-    private var remainingCount: Int?
-    private var isFirst = true
-    private var ready: [LocalDateTime] = []
-    private var readyIndex = 0
-    private var weekGroup: [LocalDateTime] = []
-    private var weekGroupKey: Int?
-    private var sortBuffer: [LocalDateTime] = []
-    private var lastEmitted: LocalDateTime?
-    private var exhausted = false
+    @exclusivity(unchecked) private var remainingCount: Int?
+    @exclusivity(unchecked) private var isFirst = true
+    @exclusivity(unchecked) private var ready: [LocalDateTime] = []
+    @exclusivity(unchecked) private var readyIndex = 0
+    @exclusivity(unchecked) private var weekGroup: [LocalDateTime] = []
+    @exclusivity(unchecked) private var weekGroupKey: Int?
+    @exclusivity(unchecked) private var sortBuffer: [LocalDateTime] = []
+    @exclusivity(unchecked) private var lastEmitted: LocalDateTime?
+    @exclusivity(unchecked) private var exhausted = false
     /// How many instances the next pump asks libical for: small at first, doubling up to
     /// 256. Most series need only a few instances (a COUNT rule, a short window), and every
     /// instance libical computes costs ICU calendar work, so a fixed chunk of 256 made
     /// libical compute up to 256 instances per series that were never used.
-    private var chunkSize = 8
+    @exclusivity(unchecked) private var chunkSize = 8
 
     /// - Parameters:
     ///   - jumpTo: where to start iterating (`icalrecur_iterator_set_start`); nil to start at

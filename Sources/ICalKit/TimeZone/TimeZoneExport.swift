@@ -35,20 +35,27 @@ public enum TimeZoneExport {
             guard !component.matches(.timeZone) else { return }
             let recurring = component.property(.recurrenceRule) != nil
             for property in component.properties {
-                guard let tzid = property[parameter: .timeZoneIdentifier], !defined.contains(tzid),
-                      let zone = ranges[tzid]?.zone ?? (TimeZoneResolver.resolveStandard(tzid)?.rules as? IANATimeZone)
+                guard let tzid = property[parameter: .timeZoneIdentifier], !defined.contains(tzid) else { continue }
+                let existing = ranges[tzid]
+                guard let zone = existing?.zone ?? (TimeZoneResolver.resolveStandard(tzid)?.rules as? IANATimeZone)
                 else { continue }
-                for item in property.rawValue.split(separator: ",") {
-                    let text = item.split(separator: "/").first.map(String.init) ?? ""
-                    guard let value = DateTime(iCalendar: text) else { continue }
+                var bounds = existing.map { (lower: $0.lower, upper: $0.upper) }
+                func add(_ text: some StringProtocol) {
+                    guard let value = DateTime(iCalendar: text) else { return }
                     let instant = zone.instant(for: value.local)
                     let lower = instant - 86_400
                     let upper = instant + (recurring ? 20 * 366 : 366) * 86_400
-                    if let existing = ranges[tzid] {
-                        ranges[tzid] = (zone, min(existing.lower, lower), max(existing.upper, upper))
-                    } else {
-                        ranges[tzid] = (zone, lower, upper)
-                    }
+                    bounds = bounds.map { (min($0.lower, lower), max($0.upper, upper)) } ?? (lower, upper)
+                }
+                let raw = property.rawValue
+                if raw.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "/") }) {
+                    for item in raw.split(separator: ",") { add(item.split(separator: "/").first.map(String.init) ?? "") }
+                } else {
+                    // One value (every DTSTART, DTEND and RECURRENCE-ID): what splitting gives.
+                    add(raw)
+                }
+                if let bounds, existing == nil || bounds != (existing!.lower, existing!.upper) {
+                    ranges[tzid] = (zone, bounds.lower, bounds.upper)
                 }
             }
             for child in component.components { add(child, defined: defined) }
