@@ -319,8 +319,9 @@ import Testing
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (outData, errData) = PipeReader.readAll(out.fileHandleForReading, err.fileHandleForReading)
+        let stdout = String(decoding: outData, as: UTF8.self)
+        let stderr = String(decoding: errData, as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(stdout)\(stderr)")
         #expect(stdout == "ok \(written.count)\n")

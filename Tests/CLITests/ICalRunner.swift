@@ -45,12 +45,59 @@ struct ICalRunner {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        let (stdoutData, stderrData) = PipeReader.readAll(out.fileHandleForReading, err.fileHandleForReading)
         process.waitUntilExit()
         return Output(status: process.terminationStatus,
                       stdout: String(decoding: stdoutData, as: UTF8.self),
                       stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
+
+/// Reads a child's standard output and standard error to their ends.
+///
+/// Both at once, so that a child that fills one pipe while the other is read does not wait
+/// forever; and with reads a signal interrupts retried: Foundation's `readDataToEndOfFile()`
+/// traps on `EINTR`, which the `SIGCHLD` of another test's child can cause.
+enum PipeReader {
+    static func readAll(_ first: FileHandle, _ second: FileHandle) -> (Data, Data) {
+        let handles = [first, second]
+        var data = [Data(), Data()]
+        var open = [true, true]
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var polled = handles.map { pollfd(fd: $0.fileDescriptor, events: Int16(POLLIN), revents: 0) }
+        while open[0] || open[1] {
+            for index in 0..<2 {
+                polled[index].fd = open[index] ? handles[index].fileDescriptor : -1
+                polled[index].revents = 0
+            }
+            if poll(&polled, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in 0..<2 where open[index] && polled[index].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(polled[index].fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    data[index].append(contentsOf: buffer[0..<count])
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    open[index] = false
+                }
+            }
+        }
+        return (data[0], data[1])
+    }
+
+    /// One pipe to its end.
+    static func readAll(_ handle: FileHandle) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: buffer[0..<count])
+            } else if count == 0 || errno != EINTR {
+                return data
+            }
+        }
     }
 }
 

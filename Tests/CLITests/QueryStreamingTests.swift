@@ -47,7 +47,7 @@ import Testing
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: PipeReader.readAll(errors.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, message)
     }

@@ -29,21 +29,8 @@ import Synchronization
 /// ```
 public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     /// The IANA name the zone was loaded under (`Europe/Berlin`, or a link such as `US/Eastern`).
-    public var identifier: String { storage.identifier }
-    /// The name and the transition table, behind one reference: a zone is copied into every
-    /// match of a query (as `any TimeZoneRules`), and a copy is then one retain instead of
-    /// a copy of every array and string of the table.
-    private let storage: Storage
-
-    private final class Storage: Sendable {
-        let identifier: String
-        let table: TransitionTable
-
-        init(identifier: String, table: TransitionTable) {
-            self.identifier = identifier
-            self.table = table
-        }
-    }
+    public let identifier: String
+    let table: TransitionTable
 
     /// Loads a zone from the database, or returns nil when the name is not a zone there
     /// (or is not a safe zone name: see ``isValidIdentifier(_:)``). Case matters, as in
@@ -63,7 +50,8 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     ///
     /// - Throws: ``ICalError/Code/timeZone`` when the bytes are not a valid TZif file.
     public init(tzifBytes bytes: [UInt8], identifier: String) throws(ICalError) {
-        storage = Storage(identifier: identifier, table: try TZifReader.read(bytes, name: identifier))
+        self.identifier = identifier
+        self.table = try TZifReader.read(bytes, name: identifier)
     }
 
     /// The folder zones are read from: `$TZDIR` when set and not empty, otherwise
@@ -105,27 +93,27 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     }
 
     public func utcOffset(atInstant instant: Int64) -> Int {
-        storage.table.type(atInstant: instant).offset
+        table.type(atInstant: instant).offset
     }
 
     public func utcOffset(forLocal local: LocalDateTime) -> Int {
-        storage.table.utcOffset(forLocalSeconds: local.secondsSinceEpoch)
+        table.utcOffset(forLocalSeconds: local.secondsSinceEpoch)
     }
 
     /// Whether daylight-saving time is in force at an instant.
     public func isDaylightSavingTime(atInstant instant: Int64) -> Bool {
-        storage.table.type(atInstant: instant).isDaylight
+        table.type(atInstant: instant).isDaylight
     }
 
     /// The abbreviation in force at an instant (`CET`, `EDT`, `+0530`).
     public func abbreviation(atInstant instant: Int64) -> String {
-        storage.table.type(atInstant: instant).abbreviation
+        table.type(atInstant: instant).abbreviation
     }
 
     /// Every change of offset, daylight flag or abbreviation with an instant in
     /// `lower...upper`, in order, including those the footer rule makes after the table.
     public func transitions(from lower: Int64, through upper: Int64) -> [TimeZoneTransition] {
-        storage.table.transitions(from: lower, through: upper)
+        table.transitions(from: lower, through: upper)
     }
 
     /// The identifier.
