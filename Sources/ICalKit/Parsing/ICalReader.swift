@@ -254,9 +254,17 @@ struct Parser {
         let maxLine = reader.limits.maxLineLength
 
         while index < count && !stopped {
-            // Find the end of this physical line.
+            // Find the end of this physical line: eight bytes at a time while none of them
+            // is a line end or a NUL (most of a file), then byte by byte.
             var end = index
             var hasNul = false
+            if let base = buffer.baseAddress {
+                while end + 8 <= count {
+                    let word = UnsafeRawPointer(base + end).loadUnaligned(as: UInt64.self)
+                    if ASCII.hasByte(ASCII.lf, in: word) || ASCII.hasByte(ASCII.cr, in: word) || ASCII.hasByte(0, in: word) { break }
+                    end += 8
+                }
+            }
             while end < count {
                 let byte = buffer[end]
                 if byte == ASCII.lf || byte == ASCII.cr { break }
@@ -380,7 +388,8 @@ struct Parser {
             try report(.error, .syntax, line: line, "line has no property name (\(Parser.preview(bytes))); left out")
             return
         }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<position]), as: UTF8.self)
+        let nameEnd = position
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<nameEnd]), as: UTF8.self)
 
         var parameters: [Parameter] = []
         while position < count && bytes[position] == ASCII.semicolon {
@@ -437,9 +446,10 @@ struct Parser {
                        "value is not valid UTF-8; invalid bytes were replaced with U+FFFD")
         }
 
-        if ASCII.equalsIgnoringCase(name, "BEGIN") {
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[0..<nameEnd])
+        if ASCII.equalsIgnoringCase(nameBytes, "BEGIN") {
             try begin(trimmed(value), line: line)
-        } else if ASCII.equalsIgnoringCase(name, "END") {
+        } else if ASCII.equalsIgnoringCase(nameBytes, "END") {
             try end(trimmed(value), line: line)
         } else {
             try property(Property(name: name, parameters: parameters, rawValue: value, line: line))

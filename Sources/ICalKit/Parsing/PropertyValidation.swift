@@ -20,8 +20,14 @@ enum PropertyValidation {
     /// its length instead of building and hashing a ``PropertyKind``. No checked name
     /// starts with `X-`, so experimental properties are never checked.
     private static func check(for name: String) -> Check? {
-        func equals(_ known: String) -> Bool { ASCII.equalsIgnoringCase(name, known) }
-        switch name.utf8.count {
+        var name = name
+        return name.withUTF8(check(forName:))
+    }
+
+    /// ``check(for:)`` on the name's bytes, compared in place with the names in capitals.
+    private static func check(forName name: UnsafeBufferPointer<UInt8>) -> Check? {
+        func equals(_ known: StaticString) -> Bool { ASCII.equalsIgnoringCase(name, known) }
+        switch name.count {
         case 3:
             if equals("DUE") { return .dateOrDateTime }
             if equals("GEO") { return .position }
