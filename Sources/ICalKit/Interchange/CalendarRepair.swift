@@ -234,7 +234,10 @@ public struct CalendarRepair: Sendable {
 
     /// Whether a component or one below it has a property X-WR-TIMEZONE gives a TZID.
     private static func takesCalendarTimeZone(_ component: Component) -> Bool {
-        component.properties.contains(where: takesCalendarTimeZone) || component.components.contains(where: takesCalendarTimeZone)
+        // Read in place: every component of a calendar with X-WR-TIMEZONE comes here.
+        component.properties.withUnsafeBufferPointer { properties in
+            properties.indices.contains { takesCalendarTimeZone(properties[$0]) }
+        } || component.components.contains(where: takesCalendarTimeZone)
     }
 
     /// Whether X-WR-TIMEZONE gives a property a TZID: a DTSTART, DTEND, DUE, RECURRENCE-ID,
@@ -276,12 +279,11 @@ public struct CalendarRepair: Sendable {
     /// kinds of its length only.
     private static func isZonedPropertyName(_ name: String) -> Bool {
         switch name.utf8.count {
-        case 3: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeDue.rawValue)
-        case 5: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeEnd.rawValue)
-            || ASCII.equalsIgnoringCase(name, PropertyKind.recurrenceDates.rawValue)
-        case 6: return ASCII.equalsIgnoringCase(name, PropertyKind.exceptionDates.rawValue)
-        case 7: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeStart.rawValue)
-        case 13: return ASCII.equalsIgnoringCase(name, PropertyKind.recurrenceIdentifier.rawValue)
+        case 3: return ASCII.equalsIgnoringCase(name, "DUE")
+        case 5: return ASCII.equalsIgnoringCase(name, "DTEND") || ASCII.equalsIgnoringCase(name, "RDATE")
+        case 6: return ASCII.equalsIgnoringCase(name, "EXDATE")
+        case 7: return ASCII.equalsIgnoringCase(name, "DTSTART")
+        case 13: return ASCII.equalsIgnoringCase(name, "RECURRENCE-ID")
         default: return false
         }
     }

@@ -57,6 +57,15 @@ enum ASCII {
         return true
     }
 
+    /// Compares a name with a name written in capitals (`"DTSTART"`), ignoring the name's
+    /// case: ``equalsIgnoringCase(_:_:)`` with the second name's bytes known.
+    @inline(__always)
+    static func equalsIgnoringCase(_ name: String, _ uppercase: StaticString) -> Bool {
+        guard name.utf8.count == uppercase.utf8CodeUnitCount else { return false }
+        if let result = name.utf8.withContiguousStorageIfAvailable({ equalsIgnoringCase($0, uppercase) }) { return result }
+        return equalsIgnoringCase(name, uppercase.description)
+    }
+
     @inline(__always)
     static func upper(_ byte: UInt8) -> UInt8 {
         (byte >= 0x61 && byte <= 0x7A) ? byte - 0x20 : byte

@@ -368,6 +368,69 @@ struct Parser {
         return String(decoding: slice, as: UTF8.self)
     }
 
+    /// The name of a content line or parameter as a `String`: a name most files use, as
+    /// written in capitals, is the constant (no string is made and checked for it), any
+    /// other is decoded. Both give the same text.
+    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        @inline(__always) func equals(_ known: StaticString) -> Bool {
+            let start = known.utf8Start
+            for index in 0..<bytes.count where bytes[index] != start[index] { return false }
+            return true
+        }
+        switch bytes.count {
+        case 2: if equals("CN") { return "CN" }
+        case 3:
+            if equals("UID") { return "UID" }
+            if equals("END") { return "END" }
+            if equals("URL") { return "URL" }
+            if equals("DUE") { return "DUE" }
+        case 4:
+            if equals("TZID") { return "TZID" }
+            if equals("ROLE") { return "ROLE" }
+            if equals("RSVP") { return "RSVP" }
+        case 5:
+            if equals("BEGIN") { return "BEGIN" }
+            if equals("DTEND") { return "DTEND" }
+            if equals("RRULE") { return "RRULE" }
+            if equals("VALUE") { return "VALUE" }
+            if equals("RDATE") { return "RDATE" }
+            if equals("CLASS") { return "CLASS" }
+        case 6:
+            if equals("STATUS") { return "STATUS" }
+            if equals("TRANSP") { return "TRANSP" }
+            if equals("ACTION") { return "ACTION" }
+            if equals("EXDATE") { return "EXDATE" }
+            if equals("ATTACH") { return "ATTACH" }
+            if equals("TZNAME") { return "TZNAME" }
+            if equals("CUTYPE") { return "CUTYPE" }
+        case 7:
+            if equals("DTSTART") { return "DTSTART" }
+            if equals("DTSTAMP") { return "DTSTAMP" }
+            if equals("SUMMARY") { return "SUMMARY" }
+            if equals("CREATED") { return "CREATED" }
+            if equals("TRIGGER") { return "TRIGGER" }
+            if equals("RELATED") { return "RELATED" }
+        case 8:
+            if equals("SEQUENCE") { return "SEQUENCE" }
+            if equals("LOCATION") { return "LOCATION" }
+            if equals("ATTENDEE") { return "ATTENDEE" }
+            if equals("DURATION") { return "DURATION" }
+            if equals("PARTSTAT") { return "PARTSTAT" }
+            if equals("PRIORITY") { return "PRIORITY" }
+        case 9: if equals("ORGANIZER") { return "ORGANIZER" }
+        case 10:
+            if equals("CATEGORIES") { return "CATEGORIES" }
+            if equals("TZOFFSETTO") { return "TZOFFSETTO" }
+        case 11: if equals("DESCRIPTION") { return "DESCRIPTION" }
+        case 12: if equals("TZOFFSETFROM") { return "TZOFFSETFROM" }
+        case 13:
+            if equals("LAST-MODIFIED") { return "LAST-MODIFIED" }
+            if equals("RECURRENCE-ID") { return "RECURRENCE-ID" }
+        default: break
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private mutating func contentLine(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ICalError) {
         let count = bytes.count
         var position = 0
@@ -389,7 +452,7 @@ struct Parser {
             return
         }
         let nameEnd = position
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<nameEnd]), as: UTF8.self)
+        let name = Parser.name(UnsafeBufferPointer(rebasing: bytes[0..<nameEnd]))
 
         var parameters: [Parameter] = []
         while position < count && bytes[position] == ASCII.semicolon {
@@ -401,7 +464,7 @@ struct Parser {
                            "parameter \(position > nameStart ? "'\(String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self))' " : "")has no '=value'; line left out")
                 return
             }
-            let parameterName = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self)
+            let parameterName = Parser.name(UnsafeBufferPointer(rebasing: bytes[nameStart..<position]))
             position += 1
             let valueStart = position
             valueLoop: while true {
