@@ -154,6 +154,10 @@ struct Parser {
     private var stack: [Open] = []
     private var skipDepth = 0
     private var componentCount = 0
+    /// How many properties the component last closed at each depth had: a component is
+    /// given room for as many (the components of a file tend to look alike), so that its
+    /// properties are not moved to a larger array again and again as they are read.
+    private var propertyCountHints: [Int] = []
     private(set) var stopped = false
     private(set) var componentLimitReported = false
 
@@ -585,7 +589,11 @@ struct Parser {
             childStart = lineStartOffset
             childLine = line
         }
-        stack.append(Open(component: Component(name: name, line: line), kind: kind, synthetic: false))
+        var component = Component(name: name, line: line)
+        if stack.count < propertyCountHints.count, propertyCountHints[stack.count] > 0 {
+            component.properties.reserveCapacity(min(propertyCountHints[stack.count], 256))
+        }
+        stack.append(Open(component: component, kind: kind, synthetic: false))
     }
 
     private mutating func end(_ name: String, line: Int) throws(ICalError) {
@@ -619,6 +627,8 @@ struct Parser {
     /// Closes the innermost open component, whose text ends at byte `end`.
     private mutating func close(at end: Int) {
         guard let top = stack.popLast() else { return }
+        while propertyCountHints.count <= stack.count { propertyCountHints.append(0) }
+        propertyCountHints[stack.count] = top.component.properties.count
         if stack.isEmpty {
             calendars.append(top.component)
             if let sink {

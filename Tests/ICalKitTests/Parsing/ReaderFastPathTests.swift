@@ -58,6 +58,30 @@ import Testing
         }
     }
 
+    /// The value checks' shortcuts against the formulas they replaced.
+    @Test func trimmingAndZonedDatesAgreeWithTheirFormulas() {
+        func trimmed(_ text: String) -> Substring {
+            let trimmed = text.drop { $0 == " " }
+            return trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count)
+        }
+        func zonedDate(_ text: String) -> Bool {
+            let utf8 = Array(text.utf8)
+            return utf8.count == 9 && utf8[8] == UInt8(ascii: "Z") && utf8[..<8].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        }
+        var generator = SplitMix64(seed: 0x7E1A)
+        let pieces = [" ", "  ", "1", "20240101", "Z", "z", "\u{301}", "\u{600}", "é", "\t", "x", "2024010", "T"]
+        var zoned = 0
+        for _ in 0..<20_000 {
+            var text = ""
+            for _ in 0..<Int(generator.next() % 5) { text += pieces[Int(generator.next() % UInt64(pieces.count))] }
+            #expect(text.trimmingSpaces == trimmed(text), "\(text.debugDescription)")
+            #expect(DateSyntax.isZonedDate(text) == zonedDate(text), "\(text.debugDescription)")
+            #expect(DateSyntax.isZonedDate(Substring(text)) == zonedDate(text), "\(text.debugDescription)")
+            if zonedDate(text) { zoned += 1 }
+        }
+        #expect(zoned > 5)
+    }
+
     /// Common names come from constants only when written exactly so: any other spelling
     /// is kept as written, and the calendar writes back byte for byte.
     @Test func namesAreKeptAsWritten() throws {
