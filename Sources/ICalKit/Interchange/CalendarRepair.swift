@@ -278,12 +278,13 @@ public struct CalendarRepair: Sendable {
     /// `zonedProperties.contains { name matches it }`, comparing a name with the one or two
     /// kinds of its length only.
     private static func isZonedPropertyName(_ name: String) -> Bool {
+        func equals(_ known: StaticString) -> Bool { ASCII.equalsIgnoringCase(name, known) }
         switch name.utf8.count {
-        case 3: return ASCII.equalsIgnoringCase(name, "DUE")
-        case 5: return ASCII.equalsIgnoringCase(name, "DTEND") || ASCII.equalsIgnoringCase(name, "RDATE")
-        case 6: return ASCII.equalsIgnoringCase(name, "EXDATE")
-        case 7: return ASCII.equalsIgnoringCase(name, "DTSTART")
-        case 13: return ASCII.equalsIgnoringCase(name, "RECURRENCE-ID")
+        case 3: return equals("DUE")
+        case 5: return equals("DTEND") || equals("RDATE")
+        case 6: return equals("EXDATE")
+        case 7: return equals("DTSTART")
+        case 13: return equals("RECURRENCE-ID")
         default: return false
         }
     }
