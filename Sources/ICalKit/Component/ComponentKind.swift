@@ -27,13 +27,20 @@ public struct ComponentKind: RawRepresentable, Sendable, Hashable, Codable, Expr
     /// The kinds RFC 5545 (and RFC 7953, RFC 9073) allow as this kind's parent, or nil when
     /// the kind is unknown or experimental and may stand anywhere.
     var allowedParents: Set<ComponentKind>? {
+        // The reader asks at every BEGIN: the sets are built once.
         switch self {
-        case .calendar: return []
-        case .event, .todo, .journal, .freeBusy, .timeZone, .availability: return [.calendar]
-        case .standard, .daylight: return [.timeZone]
-        case .alarm: return [.event, .todo]
-        case .available: return [.availability]
+        case .calendar: return Self.noParents
+        case .event, .todo, .journal, .freeBusy, .timeZone, .availability: return Self.calendarParent
+        case .standard, .daylight: return Self.timeZoneParent
+        case .alarm: return Self.alarmParents
+        case .available: return Self.availabilityParent
         default: return nil
         }
     }
+
+    private static let noParents: Set<ComponentKind> = []
+    private static let calendarParent: Set<ComponentKind> = [.calendar]
+    private static let timeZoneParent: Set<ComponentKind> = [.timeZone]
+    private static let alarmParents: Set<ComponentKind> = [.event, .todo]
+    private static let availabilityParent: Set<ComponentKind> = [.availability]
 }

@@ -132,7 +132,9 @@ public struct CalendarRepair: Sendable {
                     calendar.properties[index].textValue = zone.identifier
                     report(.repaired, property.line, "X-WR-TIMEZONE \"\(name)\" -> \"\(zone.identifier)\"")
                 }
-                Self.applyCalendarTimeZone(zone, toCalendar: &calendar, report: report)
+                withoutActuallyEscaping(report) { report in
+                    Self.applyCalendarTimeZone(zone, toCalendar: &calendar, report: report)
+                }
             } else {
                 report(.warning, property.line, "X-WR-TIMEZONE \"\(name)\" is not a known zone; floating times left as they are")
             }
@@ -214,13 +216,14 @@ public struct CalendarRepair: Sendable {
               let zone = TimeZoneResolver.resolveStandard(property.textValue.trimmingASCIIWhitespace())?.rules as? IANATimeZone
         else { return calendar }
         var result = calendar
-        applyCalendarTimeZone(zone, toCalendar: &result) { _, _, _ in }
+        applyCalendarTimeZone(zone, toCalendar: &result, report: nil)
         return result
     }
 
-    /// Gives floating DATE-TIMEs the calendar's zone, and floating UNTILs UTC.
+    /// Gives floating DATE-TIMEs the calendar's zone, and floating UNTILs UTC. Without
+    /// `report` (a query's reading) no note is written, so none is built either.
     private static func applyCalendarTimeZone(_ zone: IANATimeZone, toCalendar calendar: inout Component,
-                                       report: (ConversionNote.Kind, Int?, String) -> Void) {
+                                       report: ((ConversionNote.Kind, Int?, String) -> Void)?) {
         // Only components that have a floating DATE-TIME are written to: a large calendar's
         // tree is shared with the caller's, and writing to a component copies its arrays.
         for index in calendar.components.indices
@@ -231,42 +234,69 @@ public struct CalendarRepair: Sendable {
 
     /// Whether a component or one below it has a property X-WR-TIMEZONE gives a TZID.
     private static func takesCalendarTimeZone(_ component: Component) -> Bool {
-        component.properties.contains(where: takesCalendarTimeZone) || component.components.contains(where: takesCalendarTimeZone)
+        // Read in place: every component of a calendar with X-WR-TIMEZONE comes here.
+        component.properties.withUnsafeBufferPointer { properties in
+            properties.indices.contains { takesCalendarTimeZone(properties[$0]) }
+        } || component.components.contains(where: takesCalendarTimeZone)
     }
 
     /// Whether X-WR-TIMEZONE gives a property a TZID: a DTSTART, DTEND, DUE, RECURRENCE-ID,
     /// EXDATE or RDATE without TZID whose values are all floating DATE-TIMEs.
-    private static func takesCalendarTimeZone(_ property: Property) -> Bool {
+    static func takesCalendarTimeZone(_ property: Property) -> Bool {
         guard isZonedPropertyName(property.name),
               property[parameter: .timeZoneIdentifier] == nil,
               property.valueType == nil || property.valueType == "DATE-TIME" else { return false }
-        let values = property.rawValue.split(separator: ",", omittingEmptySubsequences: false)
-        return !values.isEmpty
-            && values.allSatisfy({ DateTime(iCalendar: String($0).trimmingASCIIWhitespace()).map { !$0.isDate && $0.zone == .floating } ?? false })
+        return allFloatingDateTimes(property.rawValue)
+    }
+
+    /// Whether every comma-separated item of `value`, without the ASCII white space around
+    /// it (space, tab, CR, LF), is a floating DATE-TIME: what
+    /// `value.split(separator: ",").allSatisfy { DateTime(iCalendar: trimmed item) is floating }`
+    /// gives, read in place. Every zoned property of a calendar with X-WR-TIMEZONE comes
+    /// here, and most are UTC times or dates: a floating DATE-TIME is exactly 15 bytes
+    /// (`YYYYMMDDTHHMMSS`), so any other length answers without reading a date.
+    static func allFloatingDateTimes(_ value: String) -> Bool {
+        @inline(__always) func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+        }
+        let utf8 = value.utf8
+        var start = utf8.startIndex
+        while true {
+            let end = utf8[start...].firstIndex(of: ASCII.comma) ?? utf8.endIndex
+            var low = start, high = end
+            while low < high && isSpace(utf8[low]) { utf8.formIndex(after: &low) }
+            while high > low && isSpace(utf8[utf8.index(before: high)]) { utf8.formIndex(before: &high) }
+            // Fifteen ASCII bytes (so `low` and `high` fall between characters), read as a date.
+            guard utf8.distance(from: low, to: high) == 15, !utf8[low..<high].contains(where: { $0 >= 0x80 }),
+                  let time = DateTime(iCalendar: value[low..<high]), !time.isDate, time.zone == .floating
+            else { return false }
+            if end == utf8.endIndex { return true }
+            start = utf8.index(after: end)
+        }
     }
 
     /// `zonedProperties.contains { name matches it }`, comparing a name with the one or two
     /// kinds of its length only.
     private static func isZonedPropertyName(_ name: String) -> Bool {
+        func equals(_ known: StaticString) -> Bool { ASCII.equalsIgnoringCase(name, known) }
         switch name.utf8.count {
-        case 3: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeDue.rawValue)
-        case 5: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeEnd.rawValue)
-            || ASCII.equalsIgnoringCase(name, PropertyKind.recurrenceDates.rawValue)
-        case 6: return ASCII.equalsIgnoringCase(name, PropertyKind.exceptionDates.rawValue)
-        case 7: return ASCII.equalsIgnoringCase(name, PropertyKind.dateTimeStart.rawValue)
-        case 13: return ASCII.equalsIgnoringCase(name, PropertyKind.recurrenceIdentifier.rawValue)
+        case 3: return equals("DUE")
+        case 5: return equals("DTEND") || equals("RDATE")
+        case 6: return equals("EXDATE")
+        case 7: return equals("DTSTART")
+        case 13: return equals("RECURRENCE-ID")
         default: return false
         }
     }
 
     private static func applyCalendarTimeZone(_ zone: IANATimeZone, to component: inout Component,
-                                       report: (ConversionNote.Kind, Int?, String) -> Void) {
+                                       report: ((ConversionNote.Kind, Int?, String) -> Void)?) {
         for index in component.properties.indices {
             let property = component.properties[index]
             guard takesCalendarTimeZone(property) else { continue }
             component.properties[index].setParameter(.timeZoneIdentifier, to: zone.identifier)
-            report(.repaired, property.line ?? component.line,
-                   "\(property.name.uppercased()) \(property.rawValue) is floating; X-WR-TIMEZONE gives it TZID \"\(zone.identifier)\"")
+            report?(.repaired, property.line ?? component.line,
+                    "\(property.name.uppercased()) \(property.rawValue) is floating; X-WR-TIMEZONE gives it TZID \"\(zone.identifier)\"")
         }
         for index in component.components.indices where takesCalendarTimeZone(component.components[index]) {
             applyCalendarTimeZone(zone, to: &component.components[index], report: report)

@@ -47,9 +47,36 @@ enum ASCII {
         }
     }
 
+    /// Compares bytes with a name written in capitals (`"BEGIN"`), ignoring the case of the
+    /// bytes: ``equalsIgnoringCase(_:_:)`` for a name not yet made a `String`.
+    @inline(__always)
+    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ uppercase: StaticString) -> Bool {
+        guard bytes.count == uppercase.utf8CodeUnitCount else { return false }
+        let known = uppercase.utf8Start
+        for index in 0..<bytes.count where upper(bytes[index]) != known[index] { return false }
+        return true
+    }
+
+    /// Compares a name with a name written in capitals (`"DTSTART"`), ignoring the name's
+    /// case: ``equalsIgnoringCase(_:_:)`` with the second name's bytes known.
+    @inline(__always)
+    static func equalsIgnoringCase(_ name: String, _ uppercase: StaticString) -> Bool {
+        guard name.utf8.count == uppercase.utf8CodeUnitCount else { return false }
+        if let result = name.utf8.withContiguousStorageIfAvailable({ equalsIgnoringCase($0, uppercase) }) { return result }
+        return equalsIgnoringCase(name, uppercase.description)
+    }
+
     @inline(__always)
     static func upper(_ byte: UInt8) -> UInt8 {
         (byte >= 0x61 && byte <= 0x7A) ? byte - 0x20 : byte
+    }
+
+    /// Whether any of the eight bytes of `word` is `byte` (the zero-byte test of
+    /// "Bit Twiddling Hacks" on `word` with `byte` cleared out; exact, never a false hit).
+    @inline(__always)
+    static func hasByte(_ byte: UInt8, in word: UInt64) -> Bool {
+        let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
     }
 
     /// Whether bytes are well-formed UTF-8 (Unicode Table 3-7: no overlong forms, no
@@ -58,6 +85,14 @@ enum ASCII {
         var index = 0
         let count = bytes.count
         while index < count {
+            // Runs of ASCII, most of any calendar, eight bytes at a time.
+            if let base = bytes.baseAddress {
+                while index + 8 <= count
+                        && UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                }
+                if index >= count { break }
+            }
             let lead = bytes[index]
             if lead < 0x80 { index += 1; continue }
             @inline(__always) func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {

@@ -154,6 +154,10 @@ struct Parser {
     private var stack: [Open] = []
     private var skipDepth = 0
     private var componentCount = 0
+    /// How many properties the component last closed at each depth had: a component is
+    /// given room for as many (the components of a file tend to look alike), so that its
+    /// properties are not moved to a larger array again and again as they are read.
+    private var propertyCountHints: [Int] = []
     private(set) var stopped = false
     private(set) var componentLimitReported = false
 
@@ -254,9 +258,17 @@ struct Parser {
         let maxLine = reader.limits.maxLineLength
 
         while index < count && !stopped {
-            // Find the end of this physical line.
+            // Find the end of this physical line: eight bytes at a time while none of them
+            // is a line end or a NUL (most of a file), then byte by byte.
             var end = index
             var hasNul = false
+            if let base = buffer.baseAddress {
+                while end + 8 <= count {
+                    let word = UnsafeRawPointer(base + end).loadUnaligned(as: UInt64.self)
+                    if ASCII.hasByte(ASCII.lf, in: word) || ASCII.hasByte(ASCII.cr, in: word) || ASCII.hasByte(0, in: word) { break }
+                    end += 8
+                }
+            }
             while end < count {
                 let byte = buffer[end]
                 if byte == ASCII.lf || byte == ASCII.cr { break }
@@ -360,6 +372,69 @@ struct Parser {
         return String(decoding: slice, as: UTF8.self)
     }
 
+    /// The name of a content line or parameter as a `String`: a name most files use, as
+    /// written in capitals, is the constant (no string is made and checked for it), any
+    /// other is decoded. Both give the same text.
+    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        @inline(__always) func equals(_ known: StaticString) -> Bool {
+            let start = known.utf8Start
+            for index in 0..<bytes.count where bytes[index] != start[index] { return false }
+            return true
+        }
+        switch bytes.count {
+        case 2: if equals("CN") { return "CN" }
+        case 3:
+            if equals("UID") { return "UID" }
+            if equals("END") { return "END" }
+            if equals("URL") { return "URL" }
+            if equals("DUE") { return "DUE" }
+        case 4:
+            if equals("TZID") { return "TZID" }
+            if equals("ROLE") { return "ROLE" }
+            if equals("RSVP") { return "RSVP" }
+        case 5:
+            if equals("BEGIN") { return "BEGIN" }
+            if equals("DTEND") { return "DTEND" }
+            if equals("RRULE") { return "RRULE" }
+            if equals("VALUE") { return "VALUE" }
+            if equals("RDATE") { return "RDATE" }
+            if equals("CLASS") { return "CLASS" }
+        case 6:
+            if equals("STATUS") { return "STATUS" }
+            if equals("TRANSP") { return "TRANSP" }
+            if equals("ACTION") { return "ACTION" }
+            if equals("EXDATE") { return "EXDATE" }
+            if equals("ATTACH") { return "ATTACH" }
+            if equals("TZNAME") { return "TZNAME" }
+            if equals("CUTYPE") { return "CUTYPE" }
+        case 7:
+            if equals("DTSTART") { return "DTSTART" }
+            if equals("DTSTAMP") { return "DTSTAMP" }
+            if equals("SUMMARY") { return "SUMMARY" }
+            if equals("CREATED") { return "CREATED" }
+            if equals("TRIGGER") { return "TRIGGER" }
+            if equals("RELATED") { return "RELATED" }
+        case 8:
+            if equals("SEQUENCE") { return "SEQUENCE" }
+            if equals("LOCATION") { return "LOCATION" }
+            if equals("ATTENDEE") { return "ATTENDEE" }
+            if equals("DURATION") { return "DURATION" }
+            if equals("PARTSTAT") { return "PARTSTAT" }
+            if equals("PRIORITY") { return "PRIORITY" }
+        case 9: if equals("ORGANIZER") { return "ORGANIZER" }
+        case 10:
+            if equals("CATEGORIES") { return "CATEGORIES" }
+            if equals("TZOFFSETTO") { return "TZOFFSETTO" }
+        case 11: if equals("DESCRIPTION") { return "DESCRIPTION" }
+        case 12: if equals("TZOFFSETFROM") { return "TZOFFSETFROM" }
+        case 13:
+            if equals("LAST-MODIFIED") { return "LAST-MODIFIED" }
+            if equals("RECURRENCE-ID") { return "RECURRENCE-ID" }
+        default: break
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private mutating func contentLine(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ICalError) {
         let count = bytes.count
         var position = 0
@@ -380,7 +455,8 @@ struct Parser {
             try report(.error, .syntax, line: line, "line has no property name (\(Parser.preview(bytes))); left out")
             return
         }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<position]), as: UTF8.self)
+        let nameEnd = position
+        let name = Parser.name(UnsafeBufferPointer(rebasing: bytes[0..<nameEnd]))
 
         var parameters: [Parameter] = []
         while position < count && bytes[position] == ASCII.semicolon {
@@ -392,7 +468,7 @@ struct Parser {
                            "parameter \(position > nameStart ? "'\(String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self))' " : "")has no '=value'; line left out")
                 return
             }
-            let parameterName = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self)
+            let parameterName = Parser.name(UnsafeBufferPointer(rebasing: bytes[nameStart..<position]))
             position += 1
             let valueStart = position
             valueLoop: while true {
@@ -437,9 +513,10 @@ struct Parser {
                        "value is not valid UTF-8; invalid bytes were replaced with U+FFFD")
         }
 
-        if ASCII.equalsIgnoringCase(name, "BEGIN") {
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[0..<nameEnd])
+        if ASCII.equalsIgnoringCase(nameBytes, "BEGIN") {
             try begin(trimmed(value), line: line)
-        } else if ASCII.equalsIgnoringCase(name, "END") {
+        } else if ASCII.equalsIgnoringCase(nameBytes, "END") {
             try end(trimmed(value), line: line)
         } else {
             try property(Property(name: name, parameters: parameters, rawValue: value, line: line))
@@ -512,7 +589,11 @@ struct Parser {
             childStart = lineStartOffset
             childLine = line
         }
-        stack.append(Open(component: Component(name: name, line: line), kind: kind, synthetic: false))
+        var component = Component(name: name, line: line)
+        if stack.count < propertyCountHints.count, propertyCountHints[stack.count] > 0 {
+            component.properties.reserveCapacity(min(propertyCountHints[stack.count], 256))
+        }
+        stack.append(Open(component: component, kind: kind, synthetic: false))
     }
 
     private mutating func end(_ name: String, line: Int) throws(ICalError) {
@@ -546,6 +627,8 @@ struct Parser {
     /// Closes the innermost open component, whose text ends at byte `end`.
     private mutating func close(at end: Int) {
         guard let top = stack.popLast() else { return }
+        while propertyCountHints.count <= stack.count { propertyCountHints.append(0) }
+        propertyCountHints[stack.count] = top.component.properties.count
         if stack.isEmpty {
             calendars.append(top.component)
             if let sink {

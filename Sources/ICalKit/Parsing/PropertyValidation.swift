@@ -20,8 +20,14 @@ enum PropertyValidation {
     /// its length instead of building and hashing a ``PropertyKind``. No checked name
     /// starts with `X-`, so experimental properties are never checked.
     private static func check(for name: String) -> Check? {
-        func equals(_ known: String) -> Bool { ASCII.equalsIgnoringCase(name, known) }
-        switch name.utf8.count {
+        var name = name
+        return name.withUTF8(check(forName:))
+    }
+
+    /// ``check(for:)`` on the name's bytes, compared in place with the names in capitals.
+    private static func check(forName name: UnsafeBufferPointer<UInt8>) -> Check? {
+        func equals(_ known: StaticString) -> Bool { ASCII.equalsIgnoringCase(name, known) }
+        switch name.count {
         case 3:
             if equals("DUE") { return .dateOrDateTime }
             if equals("GEO") { return .position }
@@ -198,8 +204,8 @@ enum PropertyValidation {
 
 extension String {
     var trimmingSpaces: Substring {
-        // A character that is a space ends and begins with the byte 0x20: without one at
-        // either end (nearly every value), there is nothing to trim.
+        // A first or last Character that is a space is a first or last byte 0x20: without
+        // one there is nothing to trim (most values), and no Characters need be formed.
         if utf8.first != 0x20 && utf8.last != 0x20 { return self[...] }
         let trimmed = drop { $0 == " " }
         return trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count)
@@ -252,8 +258,15 @@ enum DateSyntax {
 
     /// Whether `raw` is a DATE written with a 'Z' (`20121210Z`): read as the date, with a warning.
     static func isZonedDate(_ raw: some StringProtocol) -> Bool {
-        let utf8 = Array(raw.utf8)
-        return utf8.count == 9 && utf8[8] == UInt8(ascii: "Z") && utf8[..<8].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        // Every date the reader checks comes here: most are not 9 bytes long.
+        let utf8 = raw.utf8
+        guard utf8.count == 9 else { return false }
+        var index = utf8.startIndex
+        for _ in 0..<8 {
+            guard utf8[index] >= 0x30 && utf8[index] <= 0x39 else { return false }
+            utf8.formIndex(after: &index)
+        }
+        return utf8[index] == UInt8(ascii: "Z")
     }
 
     static func daysInMonth(year: Int, month: Int) -> Int {

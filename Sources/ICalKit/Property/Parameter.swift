@@ -46,7 +46,11 @@ public struct Parameter: Sendable, Hashable, Codable {
     public var value: String {
         get {
             // Without quotes or carets, decoding and joining gives the text back as written.
-            if !rawValue.utf8.contains(where: { $0 == ASCII.quote || $0 == ASCII.caret }) { return rawValue }
+            // Every TZID and VALUE lookup comes here: read the bytes in place.
+            let plain = rawValue.utf8.withContiguousStorageIfAvailable { bytes in
+                !bytes.contains { $0 == ASCII.quote || $0 == ASCII.caret }
+            } ?? !rawValue.utf8.contains(where: { $0 == ASCII.quote || $0 == ASCII.caret })
+            if plain { return rawValue }
             return values.joined(separator: ",")
         }
         set { rawValue = Parameter.encode(newValue) }

@@ -393,7 +393,13 @@ public struct RecurrenceRule: Sendable, Hashable, Codable, CustomStringConvertib
         var rule = RecurrenceRule(frequency: .daily)
         var sawFrequency = false
         var seen = Set<String>()
-        for part in raw.split(separator: ";", omittingEmptySubsequences: true) {
+        // Control characters are refused above, so in an ASCII rule every byte is a
+        // Character and splitting the bytes gives the parts splitting the Characters gives,
+        // without breaking the text into grapheme clusters first.
+        let parts = raw.utf8.allSatisfy({ $0 < 0x80 })
+            ? raw.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true).map { Substring($0) }
+            : raw.split(separator: ";", omittingEmptySubsequences: true)
+        for part in parts {
             guard let equals = part.firstIndex(of: "=") else { throw fail("part '\(part)' has no '='") }
             let name = String(part[..<equals])
             let key = ASCII.uppercased(name)
