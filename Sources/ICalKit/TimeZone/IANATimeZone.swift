@@ -29,8 +29,21 @@ import Synchronization
 /// ```
 public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     /// The IANA name the zone was loaded under (`Europe/Berlin`, or a link such as `US/Eastern`).
-    public let identifier: String
-    let table: TransitionTable
+    public var identifier: String { storage.identifier }
+    /// The name and the transition table, behind one reference: a zone is copied into every
+    /// match of a query (as `any TimeZoneRules`), and a copy is then one retain instead of
+    /// a copy of every array and string of the table.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let identifier: String
+        let table: TransitionTable
+
+        init(identifier: String, table: TransitionTable) {
+            self.identifier = identifier
+            self.table = table
+        }
+    }
 
     /// Loads a zone from the database, or returns nil when the name is not a zone there
     /// (or is not a safe zone name: see ``isValidIdentifier(_:)``). Case matters, as in
@@ -50,8 +63,7 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     ///
     /// - Throws: ``ICalError/Code/timeZone`` when the bytes are not a valid TZif file.
     public init(tzifBytes bytes: [UInt8], identifier: String) throws(ICalError) {
-        self.identifier = identifier
-        self.table = try TZifReader.read(bytes, name: identifier)
+        storage = Storage(identifier: identifier, table: try TZifReader.read(bytes, name: identifier))
     }
 
     /// The folder zones are read from: `$TZDIR` when set and not empty, otherwise
@@ -93,27 +105,27 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     }
 
     public func utcOffset(atInstant instant: Int64) -> Int {
-        table.type(atInstant: instant).offset
+        storage.table.type(atInstant: instant).offset
     }
 
     public func utcOffset(forLocal local: LocalDateTime) -> Int {
-        table.utcOffset(forLocalSeconds: local.secondsSinceEpoch)
+        storage.table.utcOffset(forLocalSeconds: local.secondsSinceEpoch)
     }
 
     /// Whether daylight-saving time is in force at an instant.
     public func isDaylightSavingTime(atInstant instant: Int64) -> Bool {
-        table.type(atInstant: instant).isDaylight
+        storage.table.type(atInstant: instant).isDaylight
     }
 
     /// The abbreviation in force at an instant (`CET`, `EDT`, `+0530`).
     public func abbreviation(atInstant instant: Int64) -> String {
-        table.type(atInstant: instant).abbreviation
+        storage.table.type(atInstant: instant).abbreviation
     }
 
     /// Every change of offset, daylight flag or abbreviation with an instant in
     /// `lower...upper`, in order, including those the footer rule makes after the table.
     public func transitions(from lower: Int64, through upper: Int64) -> [TimeZoneTransition] {
-        table.transitions(from: lower, through: upper)
+        storage.table.transitions(from: lower, through: upper)
     }
 
     /// The identifier.
