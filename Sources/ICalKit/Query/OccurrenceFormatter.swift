@@ -347,14 +347,15 @@ public struct OccurrenceFormatter: Sendable {
 
     /// ``iso(_:instant:ownOffset:)`` of a packed start or end, written as bytes.
     private func appendISO(local seconds: Int64, form: UInt8, instant: Int64, ownOffset: Int?, to out: inout [UInt8]) {
-        let own = LocalDateTime(secondsSinceEpoch: seconds)
-        if form & 4 != 0 { return Self.appendDate(own.date, to: &out) }
+        if form & 4 != 0 { return Self.appendDate(LocalDateTime(secondsSinceEpoch: seconds).date, to: &out) }
         let local: LocalDateTime, offset: Int?
         if let displayZone, form & 3 != 0 {
-            local = displayZone.local(at: instant)
-            offset = displayZone.utcOffset(atInstant: instant)
+            // The zone's local(at:), with the one offset lookup both need.
+            let zoneOffset = displayZone.utcOffset(atInstant: instant)
+            local = LocalDateTime(secondsSinceEpoch: instant + Int64(zoneOffset))
+            offset = zoneOffset
         } else {
-            local = own
+            local = LocalDateTime(secondsSinceEpoch: seconds)
             offset = ownOffset
         }
         Self.appendDateTime(local, to: &out)
