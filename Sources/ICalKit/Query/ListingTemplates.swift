@@ -9,10 +9,6 @@
 /// zones copies it and sets only its own times, offsets and RECURRENCE-ID, so its bytes are
 /// those of ``OccurrenceListing/init(_:)`` by construction.
 struct ListingTemplates {
-    /// The most templates kept; past it, the cache starts again (a template is only a
-    /// shortcut).
-    static let capacity = 65_536
-
     final class Template {
         /// The component, held so that the address of its properties (the key) is not reused
         /// while the template lives.
@@ -57,20 +53,36 @@ struct ListingTemplates {
         }
     }
 
+    private var templates = ComponentTemplates<Template>()
+
+    /// The template for a match's component, made when there is none yet (or the one found
+    /// was made for another UID, source or zones).
+    mutating func template(for match: OccurrenceQuery.Match) -> Template {
+        templates.template(for: match.occurrence.component, fitting: { $0.fits(match) }, make: { Template(match) })
+    }
+}
+
+/// Templates made once per component (``ListingTemplates``, ``ItemTemplates``), found again by
+/// the address of the component's property storage.
+///
+/// A template must hold its component: then no other array can take that address while the
+/// template lives, and the same storage means the same properties (an array is copied before
+/// it changes). `fitting` checks what the address does not tell (name, UID, source, zones).
+/// A component whose properties have no storage address gets a new template each time.
+struct ComponentTemplates<Template: AnyObject> {
+    /// The most templates kept; past it, the cache starts again (a template is only a
+    /// shortcut).
+    static var capacity: Int { 65_536 }
+
     private var templates: [UnsafeRawPointer: Template] = [:]
 
-    /// The template for a match's component, made when there is none yet.
-    ///
-    /// Components are told apart by the address of their properties' storage: while a
-    /// template holds its component, no other array can have that address, and the same
-    /// storage means the same properties (an array is copied before it changes). The name,
-    /// UID, source and zones are compared as well.
-    mutating func template(for match: OccurrenceQuery.Match) -> Template {
-        let key = match.occurrence.component.properties.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-        guard let key else { return Template(match) }
-        if let template = templates[key], template.fits(match) { return template }
+    mutating func template(for component: Component, fitting fits: (Template) -> Bool,
+                           make: () -> Template) -> Template {
+        let key = component.properties.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        guard let key else { return make() }
+        if let template = templates[key], fits(template) { return template }
         if templates.count >= Self.capacity { templates.removeAll() }
-        let template = Template(match)
+        let template = make()
         templates[key] = template
         return template
     }

@@ -86,9 +86,6 @@ extension OccurrenceFormatter {
 /// slots do not come out in the template's places (a to-do losing its DTEND) is left to
 /// the caller's general path.
 struct ItemTemplates {
-    /// The most templates kept; past it, the cache starts again.
-    static let capacity = 65_536
-
     final class Template {
         /// The component, held so that the address of its properties (the key) is not reused.
         let component: Component
@@ -141,7 +138,7 @@ struct ItemTemplates {
         }
     }
 
-    private var templates: [UnsafeRawPointer: Template] = [:]
+    private var templates = ComponentTemplates<Template>()
 
     /// Appends a match's item; false, with nothing appended, when it must take the general
     /// path (``OccurrenceFormatter/item(_:)``).
@@ -164,19 +161,12 @@ struct ItemTemplates {
         return true
     }
 
-    /// The template of a match's component (see ``ListingTemplates`` for the key).
+    /// The template of a match's component (see ``ComponentTemplates``).
     private mutating func template(for match: OccurrenceQuery.Match, writer: ICalWriter,
                                    needs: inout TimeZoneExport.Needs) -> Template {
         let component = match.occurrence.component
-        let key = component.properties.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-        guard let key else { return Template(match, writer: writer, needs: &needs) }
-        if let template = templates[key], template.component.name == component.name,
-           template.isRecurring == match.isRecurring {
-            return template
-        }
-        if templates.count >= Self.capacity { templates.removeAll() }
-        let template = Template(match, writer: writer, needs: &needs)
-        templates[key] = template
-        return template
+        return templates.template(for: component, fitting: {
+            $0.component.name == component.name && $0.isRecurring == match.isRecurring
+        }, make: { Template(match, writer: writer, needs: &needs) })
     }
 }

@@ -378,45 +378,26 @@ public struct OccurrenceFormatter: Sendable {
 
     static func appendDate(_ date: CalendarDate, to out: inout [UInt8]) {
         guard (0...9999).contains(date.year) else { return out.append(contentsOf: date.description.utf8) }
-        withISOText(date, nil) { out.append(contentsOf: $0) }
+        appendFixed(10, to: &out) { date.put(into: $0, at: 0) }
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS`, appended at once.
+    /// `YYYY-MM-DDTHH:MM:SS`, appended at once (``LocalDateTime/description``'s text).
     static func appendDateTime(_ local: LocalDateTime, to out: inout [UInt8]) {
-        guard (0...9999).contains(local.date.year) else {
-            appendDate(local.date, to: &out)
-            out.append(UInt8(ascii: "T"))
-            appendDigits(local.time.hour, 2, to: &out)
-            out.append(UInt8(ascii: ":"))
-            appendDigits(local.time.minute, 2, to: &out)
-            out.append(UInt8(ascii: ":"))
-            appendDigits(local.time.second, 2, to: &out)
-            return
-        }
-        withISOText(local.date, local.time) { out.append(contentsOf: $0) }
-    }
-
-    /// The ISO 8601 text of a date of years 0-9999 (`YYYY-MM-DD`) and a time
-    /// (`THH:MM:SS`), written into a buffer on the stack.
-    private static func withISOText(_ date: CalendarDate, _ time: TimeOfDay?, _ body: (UnsafeRawBufferPointer) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { text in
-            date.put(into: text, at: 0)
-            guard let time else { return body(UnsafeRawBufferPointer(start: text.baseAddress, count: 10)) }
-            text[10] = UInt8(ascii: "T")
-            CalendarDate.put(time.hour, 2, into: text, at: 11)
-            text[13] = UInt8(ascii: ":")
-            CalendarDate.put(time.minute, 2, into: text, at: 14)
-            text[16] = UInt8(ascii: ":")
-            CalendarDate.put(time.second, 2, into: text, at: 17)
-            body(UnsafeRawBufferPointer(start: text.baseAddress, count: 19))
-        }
+        guard (0...9999).contains(local.date.year) else { return out.append(contentsOf: local.description.utf8) }
+        appendFixed(19, to: &out) { local.put(into: $0, at: 0) }
     }
 
     /// A number from 0 of exactly `width` digits (the caller checks the range), appended once.
     private static func appendDigits(_ value: Int, _ width: Int, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width) { digits in
-            CalendarDate.put(value, width, into: digits, at: 0)
-            out.append(contentsOf: digits)
+        appendFixed(width, to: &out) { CalendarDate.put(value, width, into: $0, at: 0) }
+    }
+
+    /// Appends `count` bytes that `write` fills in a buffer on the stack.
+    private static func appendFixed(_ count: Int, to out: inout [UInt8],
+                                    _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { text in
+            write(text)
+            out.append(contentsOf: text)
         }
     }
 

@@ -214,15 +214,19 @@ public struct LocalDateTime: Sendable, Hashable, Codable, Comparable, CustomStri
         guard fitsFixedWidth else {
             return "\(date)T\(CalendarDate.pad(time.hour, 2)):\(CalendarDate.pad(time.minute, 2)):\(CalendarDate.pad(time.second, 2))"
         }
-        return CalendarDate.fixedText(19) { text in
-            date.put(into: text, at: 0)
-            text[10] = UInt8(ascii: "T")
-            CalendarDate.put(time.hour, 2, into: text, at: 11)
-            text[13] = UInt8(ascii: ":")
-            CalendarDate.put(time.minute, 2, into: text, at: 14)
-            text[16] = UInt8(ascii: ":")
-            CalendarDate.put(time.second, 2, into: text, at: 17)
-        }
+        return CalendarDate.fixedText(19) { text in put(into: text, at: 0) }
+    }
+
+    /// Writes `YYYY-MM-DDTHH:MM:SS` (19 bytes) at `offset`; the date must fit four, two and
+    /// two digits (``CalendarDate/fitsFixedWidth``), the time is a valid time of day.
+    func put(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        date.put(into: text, at: offset)
+        text[offset + 10] = UInt8(ascii: "T")
+        CalendarDate.put(time.hour, 2, into: text, at: offset + 11)
+        text[offset + 13] = UInt8(ascii: ":")
+        CalendarDate.put(time.minute, 2, into: text, at: offset + 14)
+        text[offset + 16] = UInt8(ascii: ":")
+        CalendarDate.put(time.second, 2, into: text, at: offset + 17)
     }
 
     /// Whether every field fits its digits (always, unless set out of range).
