@@ -60,16 +60,22 @@ public struct ICalWriter: Sendable {
     /// Appends one property's content line, folded.
     public func append(_ property: Property, to output: inout [UInt8]) {
         appendLine(to: &output) { line in
-            line.append(contentsOf: property.name.utf8)
-            for parameter in property.parameters {
-                line.append(ASCII.semicolon)
-                line.append(contentsOf: parameter.name.utf8)
-                line.append(ASCII.equals)
-                line.append(contentsOf: parameter.rawValue.utf8)
-            }
-            line.append(ASCII.colon)
+            appendHead(of: property, to: &line)
             line.append(contentsOf: property.rawValue.utf8)
         }
+    }
+
+    /// Appends what a property's unfolded content line holds before its value: the name,
+    /// the parameters and the colon.
+    func appendHead(of property: Property, to line: inout [UInt8]) {
+        line.append(contentsOf: property.name.utf8)
+        for parameter in property.parameters {
+            line.append(ASCII.semicolon)
+            line.append(contentsOf: parameter.name.utf8)
+            line.append(ASCII.equals)
+            line.append(contentsOf: parameter.rawValue.utf8)
+        }
+        line.append(ASCII.colon)
     }
 
     /// Builds an unfolded line at the end of `output`, then folds it in place.

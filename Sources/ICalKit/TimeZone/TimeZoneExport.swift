@@ -25,7 +25,16 @@ public enum TimeZoneExport {
     /// time: ``timeZones(neededBy:)`` for a calendar written as a stream, whose components
     /// are not all held at once.
     package struct Needs {
-        private var ranges: [String: (zone: IANATimeZone, lower: Int64, upper: Int64)] = [:]
+        /// One TZID: its zone (nil when it does not resolve to tzdata) and the span its values
+        /// need (nil until a value is added).
+        private struct Entry {
+            let tzid: String
+            let zone: IANATimeZone?
+            var bounds: (lower: Int64, upper: Int64)?
+        }
+
+        private var entries: [Entry] = []
+        private var indices: [String: Int] = [:]
 
         package init() {}
 
@@ -35,36 +44,63 @@ public enum TimeZoneExport {
             guard !component.matches(.timeZone) else { return }
             let recurring = component.property(.recurrenceRule) != nil
             for property in component.properties {
-                guard let tzid = property[parameter: .timeZoneIdentifier], !defined.contains(tzid) else { continue }
-                let existing = ranges[tzid]
-                guard let zone = existing?.zone ?? (TimeZoneResolver.resolveStandard(tzid)?.rules as? IANATimeZone)
-                else { continue }
-                var bounds = existing.map { (lower: $0.lower, upper: $0.upper) }
-                func add(_ text: some StringProtocol) {
-                    guard let value = DateTime(iCalendar: text) else { return }
-                    let instant = zone.instant(for: value.local)
-                    let lower = instant - 86_400
-                    let upper = instant + (recurring ? 20 * 366 : 366) * 86_400
-                    bounds = bounds.map { (min($0.lower, lower), max($0.upper, upper)) } ?? (lower, upper)
-                }
+                guard let tzid = property[parameter: .timeZoneIdentifier], !defined.contains(tzid),
+                      let entry = entry(for: tzid) else { continue }
                 let raw = property.rawValue
                 if raw.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "/") }) {
-                    for item in raw.split(separator: ",") { add(item.split(separator: "/").first.map(String.init) ?? "") }
+                    for item in raw.split(separator: ",") {
+                        add(item.split(separator: "/").first.map(String.init) ?? "", entry: entry, recurring: recurring)
+                    }
                 } else {
                     // One value (every DTSTART, DTEND and RECURRENCE-ID): what splitting gives.
-                    add(raw)
-                }
-                if let bounds, existing == nil || bounds != (existing!.lower, existing!.upper) {
-                    ranges[tzid] = (zone, bounds.lower, bounds.upper)
+                    add(raw, entry: entry, recurring: recurring)
                 }
             }
             for child in component.components { add(child, defined: defined) }
         }
 
+        /// The entry of a TZID that resolves to tzdata (``TimeZoneResolver/resolveStandard(_:)``),
+        /// for ``add(_:entry:recurring:)``; nil when it does not resolve. The answer for a
+        /// TZID is looked up once and kept.
+        package mutating func entry(for tzid: String) -> Int? {
+            let index: Int
+            if let known = indices[tzid] {
+                index = known
+            } else {
+                index = entries.count
+                entries.append(Entry(tzid: tzid, zone: TimeZoneResolver.resolveStandard(tzid)?.rules as? IANATimeZone))
+                indices[tzid] = index
+            }
+            return entries[index].zone == nil ? nil : index
+        }
+
+        /// Adds one value's local time, as written with the entry's TZID, to the entry's span:
+        /// from one day before to one year after it, or twenty years after it for a value of a
+        /// component with an RRULE.
+        package mutating func add(_ local: LocalDateTime, entry index: Int, recurring: Bool) {
+            guard let zone = entries[index].zone else { return }
+            let instant = zone.instant(for: local)
+            let lower = instant - 86_400
+            let upper = instant + (recurring ? 20 * 366 : 366) * 86_400
+            if let bounds = entries[index].bounds {
+                if lower < bounds.lower || upper > bounds.upper {
+                    entries[index].bounds = (min(bounds.lower, lower), max(bounds.upper, upper))
+                }
+            } else {
+                entries[index].bounds = (lower, upper)
+            }
+        }
+
+        private mutating func add(_ text: some StringProtocol, entry: Int, recurring: Bool) {
+            guard let value = DateTime(iCalendar: text) else { return }
+            add(value.local, entry: entry, recurring: recurring)
+        }
+
         /// The VTIMEZONEs, sorted by TZID.
         package func timeZones() -> [Component] {
-            ranges.keys.sorted().compactMap { tzid in
-                ranges[tzid].map { $0.zone.vTimeZone(from: $0.lower, through: $0.upper, timeZoneIdentifier: tzid) }
+            entries.sorted { $0.tzid < $1.tzid }.compactMap { entry in
+                guard let zone = entry.zone, let bounds = entry.bounds else { return nil }
+                return zone.vTimeZone(from: bounds.lower, through: bounds.upper, timeZoneIdentifier: entry.tzid)
             }
         }
     }

@@ -198,15 +198,33 @@ public struct LocalDateTime: Sendable, Hashable, Codable, Comparable, CustomStri
             return date.iCalendarText + "T" + CalendarDate.pad(time.hour, 2) + CalendarDate.pad(time.minute, 2)
                 + CalendarDate.pad(time.second, 2)
         }
-        return CalendarDate.fixedText(15) { text in
-            CalendarDate.put(date.year, 4, into: text, at: 0)
-            CalendarDate.put(date.month, 2, into: text, at: 4)
-            CalendarDate.put(date.day, 2, into: text, at: 6)
-            text[8] = UInt8(ascii: "T")
-            CalendarDate.put(time.hour, 2, into: text, at: 9)
-            CalendarDate.put(time.minute, 2, into: text, at: 11)
-            CalendarDate.put(time.second, 2, into: text, at: 13)
+        return CalendarDate.fixedText(15) { text in putICalendar(into: text, at: 0) }
+    }
+
+    /// Appends the bytes of ``iCalendarText``, followed by `Z` when `utc`, to `output`
+    /// without making a string (the iCalendar output of a query writes one per time).
+    func appendICalendarText(utc: Bool, to output: inout [UInt8]) {
+        guard fitsFixedWidth else {
+            output.append(contentsOf: iCalendarText.utf8)
+            if utc { output.append(UInt8(ascii: "Z")) }
+            return
         }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { text in
+            putICalendar(into: text, at: 0)
+            text[15] = UInt8(ascii: "Z")
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<(utc ? 16 : 15)]))
+        }
+    }
+
+    /// Writes `YYYYMMDDTHHMMSS` (15 bytes, fields that fit their widths) at `offset`.
+    private func putICalendar(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        CalendarDate.put(date.year, 4, into: text, at: offset)
+        CalendarDate.put(date.month, 2, into: text, at: offset + 4)
+        CalendarDate.put(date.day, 2, into: text, at: offset + 6)
+        text[offset + 8] = UInt8(ascii: "T")
+        CalendarDate.put(time.hour, 2, into: text, at: offset + 9)
+        CalendarDate.put(time.minute, 2, into: text, at: offset + 11)
+        CalendarDate.put(time.second, 2, into: text, at: offset + 13)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS`.

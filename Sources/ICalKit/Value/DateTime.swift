@@ -99,6 +99,15 @@ public struct DateTime: Sendable, Hashable, Codable, CustomStringConvertible {
         return local.iCalendarText + (zone == .utc ? "Z" : "")
     }
 
+    /// Appends the bytes of ``iCalendarText`` to `output`, without making a string.
+    func appendICalendarText(to output: inout [UInt8]) {
+        if isDate {
+            output.append(contentsOf: local.date.iCalendarText.utf8)
+        } else {
+            local.appendICalendarText(utc: zone == .utc, to: &output)
+        }
+    }
+
     /// The TZID to write as the property's parameter, if any.
     public var timeZoneIdentifier: String? {
         if case .identifier(let identifier) = zone { return identifier }

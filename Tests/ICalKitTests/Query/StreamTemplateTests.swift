@@ -83,6 +83,34 @@ import Testing
         try Self.expectTemplatesAgree([OccurrenceQuery.Source(calendar: calendar, name: "edge.ics")], window: Self.window)
     }
 
+    /// The time properties of items written from their heads: lines long enough to fold, a
+    /// quoted TZID, an explicit VALUE=DATE-TIME, a second DTSTART (kept as it is), a DUE in an
+    /// event and a DTEND in a journal (kept), DTEND appended for DURATION, RECURRENCE-IDs with
+    /// RANGE, and one series' DATE and DATE-TIME occurrences in several zones.
+    @Test func itemTimePropertiesMatchTheGeneralPath() throws {
+        let long = "/freeassociation.sourceforge.net/Tzfile/America/Argentina/Buenos_Aires"
+        let calendar = try Self.calendar([
+            "BEGIN:VEVENT", "UID:long@example.com", "DTSTAMP:20260101T000000Z", "SUMMARY:Long heads",
+            "DTSTART;X-LONG-PARAMETER=some-long-value;TZID=\(long):20260105T090000",
+            "DTEND;TZID=\"Europe/Berlin\";VALUE=DATE-TIME:20260105T150000",
+            "DUE:20260105T120000Z", "RRULE:FREQ=WEEKLY;COUNT=5", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:twice@example.com", "DTSTAMP:20260101T000000Z", "SUMMARY:Two starts",
+            "DTSTART:20260105T100000Z", "DTSTART:20260105T110000Z", "DTEND:20260105T120000Z", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:moved@example.com", "DTSTAMP:20260101T000000Z", "SUMMARY:Series",
+            "DTSTART;TZID=Europe/Berlin:20260106T090000", "DURATION:PT90M", "RRULE:FREQ=DAILY;COUNT=4", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:moved@example.com", "DTSTAMP:20260101T000000Z", "SUMMARY:Moved",
+            "RECURRENCE-ID;RANGE=THISANDFUTURE;TZID=Europe/Berlin:20260108T090000",
+            "DTSTART;TZID=America/New_York:20260108T090000", "DURATION:PT1H", "END:VEVENT",
+            "BEGIN:VJOURNAL", "UID:journal-end@example.com", "DTSTAMP:20260101T000000Z", "SUMMARY:Journal",
+            "DTSTART;TZID=Europe/Berlin:20260109T080000", "DTEND:20260109T090000Z", "RRULE:FREQ=WEEKLY;COUNT=3",
+            "END:VJOURNAL",
+            "BEGIN:VEVENT", "UID:dates@example.com", "DTSTAMP:20260101T000000Z", "SUMMARY:Dates and times",
+            "DTSTART;VALUE=DATE:20260110", "RRULE:FREQ=WEEKLY;COUNT=3",
+            "RDATE;TZID=Europe/Berlin:20260111T100000", "RDATE:20260112T100000", "END:VEVENT",
+        ])
+        try Self.expectTemplatesAgree([OccurrenceQuery.Source(calendar: calendar, name: "items.ics")], window: Self.window)
+    }
+
     /// The same parsed calendar as two sources: the components (and so the templates' keys)
     /// are shared, the source names are not.
     @Test func oneCalendarAsTwoSources() throws {
