@@ -25,6 +25,8 @@ struct ListingTemplates {
         /// The listing: constant fields point into `storage`; the others are set per match.
         let listing: PackedListing
         private let storage: UnsafeMutableRawBufferPointer
+        /// The listing's constant JSON, made when its first match is written as JSON.
+        var json: OccurrenceFormatter.JSONParts?
 
         init(_ match: OccurrenceQuery.Match) {
             let occurrence = match.occurrence

@@ -155,7 +155,11 @@ public struct OccurrenceFormatter: Sendable {
             switch format {
             case .json:
                 if count > 0 { out.append(UInt8(ascii: ",")) }
-                formatter.appendJSON(listing, to: &out)
+                if let parts = jsonParts {
+                    formatter.appendJSON(listing, parts: parts, to: &out)
+                } else {
+                    formatter.appendJSON(listing, to: &out)
+                }
             case .csv:
                 formatter.appendCSV(listing, to: &out)
             case .agenda(let color):
@@ -188,16 +192,21 @@ public struct OccurrenceFormatter: Sendable {
                                                          zone: template.endsInStartZone ? match.timeZone ?? template.standardEndZone : template.standardEndZone)
             recurrenceText.removeAll(keepingCapacity: true)
             let hasRecurrenceText = OccurrenceListing.appendRecurrenceIdentifierText(match, to: &recurrenceText)
+            if case .json = format, template.json == nil { template.json = formatter.jsonParts(template.listing) }
+            jsonParts = template.json
             recurrenceText.withUnsafeBytes { text in
                 listing.recurrenceIdentifier = hasRecurrenceText ? text : nil
                 withExtendedLifetime(template) { append(listing, to: &out) }
             }
+            jsonParts = nil
         }
 
         /// The templates of the components written so far.
         private var templates = ListingTemplates()
         /// A reused buffer for one match's RECURRENCE-ID text.
         private var recurrenceText: [UInt8] = []
+        /// The JSON parts of the template of the match being appended (see ``JSONParts``).
+        private var jsonParts: JSONParts?
 
         /// What comes after the last listing: JSON's `]`.
         package func finish(to out: inout [UInt8]) {
@@ -206,14 +215,68 @@ public struct OccurrenceFormatter: Sendable {
     }
 
     fileprivate func appendJSON(_ listing: PackedListing, to out: inout [UInt8]) {
-        func field(_ name: StaticString, _ value: UnsafeRawBufferPointer?) {
-            Self.append(name, to: &out)
-            Self.appendJSON(value, to: &out)
+        Self.appendJSONHead(listing, to: &out)
+        Self.appendJSON(listing.recurrenceIdentifier, to: &out)
+        Self.appendJSONSummary(listing, to: &out)
+        appendJSONTimes(listing, to: &out)
+        appendTimeZoneName(listing, to: &out) { name, out in Self.appendJSON(name, to: &out) }
+        Self.appendJSONTail(listing, to: &out)
+    }
+
+    /// The parts of a listing's JSON object that come from its component and source alone
+    /// (``ListingTemplates``), made once per template and copied for each match: the object
+    /// is these parts with the match's RECURRENCE-ID, times and zone between them, in the
+    /// order ``appendJSON(_:to:)`` writes it.
+    struct JSONParts {
+        /// From the object's start to the RECURRENCE-ID's value.
+        var head: [UInt8] = []
+        /// From the summary to the start's value.
+        var summary: [UInt8] = []
+        /// The zone name's value, for a listing that shows one (else it is `null`).
+        var zone: [UInt8] = []
+        /// From the component's name to the object's end.
+        var tail: [UInt8] = []
+    }
+
+    /// The constant parts of a template's JSON (see ``JSONParts``).
+    func jsonParts(_ listing: PackedListing) -> JSONParts {
+        var parts = JSONParts()
+        Self.appendJSONHead(listing, to: &parts.head)
+        Self.appendJSONSummary(listing, to: &parts.summary)
+        withShownZoneName(listing) { Self.appendJSON($0, to: &parts.zone) }
+        Self.appendJSONTail(listing, to: &parts.tail)
+        return parts
+    }
+
+    /// Appends a listing's JSON from its template's `parts` and its own RECURRENCE-ID, times
+    /// and zone: the bytes of ``appendJSON(_:to:)``.
+    fileprivate func appendJSON(_ listing: PackedListing, parts: JSONParts, to out: inout [UInt8]) {
+        out.append(contentsOf: parts.head)
+        Self.appendJSON(listing.recurrenceIdentifier, to: &out)
+        out.append(contentsOf: parts.summary)
+        appendJSONTimes(listing, to: &out)
+        if Self.showsZoneName(startForm: listing.startForm) {
+            out.append(contentsOf: parts.zone)
+        } else {
+            Self.append("null", to: &out)
         }
-        field("\n  {\"uid\": ", listing.uid)
-        field(", \"recurrenceId\": ", listing.recurrenceIdentifier)
-        field(", \"summary\": ", listing.summary)
-        Self.append(", \"start\": \"", to: &out)
+        out.append(contentsOf: parts.tail)
+    }
+
+    private static func appendJSONHead(_ listing: PackedListing, to out: inout [UInt8]) {
+        append("\n  {\"uid\": ", to: &out)
+        appendJSON(listing.uid, to: &out)
+        append(", \"recurrenceId\": ", to: &out)
+    }
+
+    private static func appendJSONSummary(_ listing: PackedListing, to out: inout [UInt8]) {
+        append(", \"summary\": ", to: &out)
+        appendJSON(listing.summary, to: &out)
+        append(", \"start\": \"", to: &out)
+    }
+
+    /// From the start's value to the time zone's key.
+    private func appendJSONTimes(_ listing: PackedListing, to out: inout [UInt8]) {
         appendISO(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant,
                   ownOffset: listing.startOffset, to: &out)
         Self.append("\", \"end\": \"", to: &out)
@@ -221,16 +284,22 @@ public struct OccurrenceFormatter: Sendable {
                   ownOffset: listing.endOffset, to: &out)
         Self.append(listing.isAllDay ? "\", \"allDay\": true, \"timeZone\": " : "\", \"allDay\": false, \"timeZone\": ",
                     to: &out)
-        appendTimeZoneName(listing, to: &out) { name, out in Self.appendJSON(name, to: &out) }
+    }
+
+    private static func appendJSONTail(_ listing: PackedListing, to out: inout [UInt8]) {
+        func field(_ name: StaticString, _ value: UnsafeRawBufferPointer?) {
+            append(name, to: &out)
+            appendJSON(value, to: &out)
+        }
         field(", \"component\": ", listing.componentName)
         field(", \"location\": ", listing.location)
         field(", \"status\": ", listing.status)
         field(", \"source\": ", listing.source)
         if listing.linkCount > 0 {
-            Self.append(", \"conferences\": [", to: &out)
+            append(", \"conferences\": [", to: &out)
             var number = 0
             listing.forEachLink { label, uri in
-                if number > 0 { Self.append(", ", to: &out) }
+                if number > 0 { append(", ", to: &out) }
                 number += 1
                 field("{\"label\": ", label)
                 field(", \"uri\": ", uri)
@@ -245,11 +314,21 @@ public struct OccurrenceFormatter: Sendable {
     /// `write`, or `write(nil)`.
     private func appendTimeZoneName(_ listing: PackedListing, to out: inout [UInt8],
                                     _ write: (UnsafeRawBufferPointer?, inout [UInt8]) -> Void) {
-        if listing.startForm & 4 != 0 || listing.startForm & 3 == 0 { return write(nil, &out) }
-        guard let displayZone else { return write(listing.zoneName, &out) }
-        var name = displayZone.identifier
-        name.withUTF8 { write(UnsafeRawBufferPointer($0), &out) }
+        guard Self.showsZoneName(startForm: listing.startForm) else { return write(nil, &out) }
+        withShownZoneName(listing) { write($0, &out) }
     }
+
+    /// The zone name a listing whose start has a zone shows: the display zone's identifier,
+    /// else the listing's own.
+    private func withShownZoneName(_ listing: PackedListing, _ body: (UnsafeRawBufferPointer?) -> Void) {
+        guard let displayZone else { return body(listing.zoneName) }
+        var name = displayZone.identifier
+        name.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether a listing whose start has this form shows a zone name: not for a DATE or a
+    /// floating time.
+    private static func showsZoneName(startForm: UInt8) -> Bool { startForm & 4 == 0 && startForm & 3 != 0 }
 
     static func append(_ text: StaticString, to out: inout [UInt8]) {
         text.withUTF8Buffer { out.append(contentsOf: $0) }

@@ -121,6 +121,18 @@ struct TransitionTable: Sendable {
         return result
     }
 
+    /// Whether ``transitions(from:through:)`` is surely empty for `lower...upper`, found
+    /// without building it: no table change in the range, and the range before the tail
+    /// rule's changes begin (or a tail without them). False when unsure.
+    private func isQuiet(from lower: Int64, through upper: Int64) -> Bool {
+        let lower = Self.clamped(lower), upper = Self.clamped(upper)
+        guard lower <= upper else { return true }
+        let index = (lastIndex(atOrBefore: lower - 1) ?? -1) + 1
+        if index < instants.count, instants[index] <= upper { return false }
+        guard let tail, tail.daylight != nil else { return true }
+        return (instants.last.map { max(lower, $0 + 1) } ?? lower) > upper
+    }
+
     /// The first and last instants ICalKit's dates can name (0001-01-01 to 9999-12-31).
     static let earliestInstant: Int64 = -62_135_596_800
     static let latestInstant: Int64 = 253_402_300_799
@@ -135,6 +147,7 @@ struct TransitionTable: Sendable {
     func utcOffset(forLocalSeconds local: Int64) -> Int {
         // No UTC offset exceeds 26 hours, so only changes within this window can matter.
         let window: Int64 = 30 * 3600
+        if isQuiet(from: local - 2 * window, through: local + 2 * window) { return type(atInstant: local).offset }
         let nearby = transitions(from: local - 2 * window, through: local + 2 * window)
         if nearby.isEmpty { return type(atInstant: local).offset }
         var candidates: Set<Int> = [type(atInstant: local - 2 * window).offset]

@@ -75,8 +75,12 @@ public struct CalendarDate: Sendable, Hashable, Codable, Comparable, CustomStrin
 
     /// Writes `value`, from 0, as exactly `width` digits at `offset`.
     static func put(_ value: Int, _ width: Int, into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        // A plain countdown: `stride(from:through:by:)` is generic and was most of the cost
+        // (this runs for every digit of every date written).
         var rest = value
-        for index in stride(from: offset + width - 1, through: offset, by: -1) {
+        var index = offset + width
+        while index > offset {
+            index -= 1
             text[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
             rest /= 10
         }
