@@ -226,26 +226,34 @@ public struct OccurrenceFormatter: Sendable {
     /// The parts of a listing's JSON object that come from its component and source alone
     /// (``ListingTemplates``), made once per template and copied for each match: the object
     /// is these parts with the match's RECURRENCE-ID, times and zone between them, in the
-    /// order ``appendJSON(_:to:)`` writes it.
-    struct JSONParts {
+    /// order ``appendJSON(_:to:)`` writes it. (A class: a match's writer holds it with one
+    /// retain.)
+    final class JSONParts {
         /// From the object's start to the RECURRENCE-ID's value.
-        var head: [UInt8] = []
+        let head: [UInt8]
         /// From the summary to the start's value.
-        var summary: [UInt8] = []
+        let summary: [UInt8]
         /// The zone name's value, for a listing that shows one (else it is `null`).
-        var zone: [UInt8] = []
+        let zone: [UInt8]
         /// From the component's name to the object's end.
-        var tail: [UInt8] = []
+        let tail: [UInt8]
+
+        init(head: [UInt8], summary: [UInt8], zone: [UInt8], tail: [UInt8]) {
+            self.head = head
+            self.summary = summary
+            self.zone = zone
+            self.tail = tail
+        }
     }
 
     /// The constant parts of a template's JSON (see ``JSONParts``).
     func jsonParts(_ listing: PackedListing) -> JSONParts {
-        var parts = JSONParts()
-        Self.appendJSONHead(listing, to: &parts.head)
-        Self.appendJSONSummary(listing, to: &parts.summary)
-        withShownZoneName(listing) { Self.appendJSON($0, to: &parts.zone) }
-        Self.appendJSONTail(listing, to: &parts.tail)
-        return parts
+        var head: [UInt8] = [], summary: [UInt8] = [], zone: [UInt8] = [], tail: [UInt8] = []
+        Self.appendJSONHead(listing, to: &head)
+        Self.appendJSONSummary(listing, to: &summary)
+        withShownZoneName(listing) { Self.appendJSON($0, to: &zone) }
+        Self.appendJSONTail(listing, to: &tail)
+        return JSONParts(head: head, summary: summary, zone: zone, tail: tail)
     }
 
     /// Appends a listing's JSON from its template's `parts` and its own RECURRENCE-ID, times

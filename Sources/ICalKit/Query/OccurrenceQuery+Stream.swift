@@ -114,8 +114,9 @@ extension OccurrenceQuery {
                                                 budget: query.budget).makeIterator()
             }
 
-            /// The cursor's next entry, without taking it.
-            var head: Entry { run[runIndex] }
+            /// The match of the cursor's next entry, without taking it (or copying the rest of
+            /// the entry).
+            var headMatch: Match { run[runIndex].match }
             /// The head's start and end instants (without copying the entry).
             var headKeys: (start: Int64, end: Int64) { (run[runIndex].match.startInstant, run[runIndex].match.endInstant) }
 
@@ -246,7 +247,7 @@ extension OccurrenceQuery {
                 return nil
             }
             let cursor = cursors[top.cursor]
-            let match = cursor.head.match
+            let match = cursor.headMatch
             if cursor.advance() {
                 let keys = cursor.headKeys
                 heap[0].start = keys.start

@@ -471,15 +471,14 @@ package final class OccurrenceExpander {
         while !done {
             let peek = candidates?.peekKey
             let horizon = peek.map { $0 + minimumShift } ?? Int64.max
-            if let first = buffer.first, first.startKey < horizon || peek == nil {
+            if let firstKey = buffer.first?.startKey, firstKey < horizon || peek == nil {
                 if emitted >= meter.budget.maximumOccurrences {
                     meter.truncate(.occurrences)
                     done = true
                     return nil
                 }
-                buffer.removeFirst()
                 emitted += 1
-                return first.occurrence
+                return buffer.removeFirst().occurrence  // moved out, not copied
             }
             guard let stream = candidates, let candidate = stream.next() else {
                 candidates = nil
@@ -514,9 +513,13 @@ package final class OccurrenceExpander {
             enqueue(occurrence, startKey: startKey, endKey: endKey, order: candidate.key)
             return
         }
-        let (occurrence, startKey, endKey) = make(start: candidate.start, end: candidate.periodEnd ?? series.end,
-                                                  recurrenceIdentifier: recurrenceIdentifier,
-                                                  component: series.component, isOverride: false)
+        // The end passed as it is stored (`periodEnd ?? series.end` copied the enum, and the
+        // zone rules in it, for every occurrence).
+        let (occurrence, startKey, endKey) = candidate.periodEnd == nil
+            ? make(start: candidate.start, end: series.end, recurrenceIdentifier: recurrenceIdentifier,
+                   component: series.component, isOverride: false)
+            : make(start: candidate.start, end: candidate.periodEnd!, recurrenceIdentifier: recurrenceIdentifier,
+                   component: series.component, isOverride: false)
         enqueue(occurrence, startKey: startKey, endKey: endKey, order: candidate.key)
     }
 
@@ -556,11 +559,13 @@ package final class OccurrenceExpander {
     /// An occurrence's start and end values and keys, from a start and how it ends.
     private static func times(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules)
         -> ((start: DateTime, end: DateTime, startIsFloating: Bool, endIsFloating: Bool), Int64, Int64) {
+        // The zones' rules are used through optional chaining, which does not copy the
+        // existentials (binding or `??` did, for every occurrence).
         let startKey = start.key(floating: floating)
         let isFloating = start.rules == nil
         var startValue = start.value
-        if !isFloating, !start.value.isDate, let rules = start.rules {
-            startValue = DateTime(rules.local(at: startKey), zone: start.value.zone)  // a gap time moves forward
+        if !isFloating, !start.value.isDate, let local = start.rules?.local(at: startKey) {
+            startValue = DateTime(local, zone: start.value.zone)  // a gap time moves forward
         }
         var endValue = startValue
         var endKey = startKey
@@ -575,7 +580,7 @@ package final class OccurrenceExpander {
             } else {
                 let local = startValue.local.adding(seconds: Int64(days) * 86_400)
                 endValue = DateTime(local, zone: startValue.zone)
-                endKey = ResolvedTime(value: endValue, rules: start.rules).key(floating: floating)
+                endKey = ResolvedTime.key(endValue, rules: start.rules, floating: floating)
             }
         case .exact(let seconds, let zone, let rules):
             if startValue.isDate {
@@ -586,9 +591,10 @@ package final class OccurrenceExpander {
                 endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
             } else {
                 endKey = startKey + seconds
-                let endRules = rules ?? start.rules ?? FixedOffsetZone.utc
+                let endLocal = rules?.local(at: endKey) ?? start.rules?.local(at: endKey)
+                    ?? FixedOffsetZone.utc.local(at: endKey)
                 let endZone: DateTime.Zone = rules == nil ? startValue.zone : zone
-                endValue = DateTime(endRules.local(at: endKey), zone: endZone == .floating ? startValue.zone : endZone)
+                endValue = DateTime(endLocal, zone: endZone == .floating ? startValue.zone : endZone)
                 endIsFloating = false
             }
         case .nominal(let duration):
@@ -598,9 +604,9 @@ package final class OccurrenceExpander {
                 endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
             } else {
                 let wall = LocalDateTime(date: startValue.local.date.adding(days: duration.nominalDays), time: startValue.local.time)
-                if let rules = start.rules {
-                    endKey = rules.instant(for: wall) + duration.exactSeconds
-                    endValue = DateTime(rules.local(at: endKey), zone: startValue.zone)
+                if let instant = start.rules?.instant(for: wall) {
+                    endKey = instant + duration.exactSeconds
+                    endValue = DateTime(start.rules!.local(at: endKey), zone: startValue.zone)
                 } else {
                     endValue = DateTime(wall.adding(seconds: duration.exactSeconds), zone: .floating)
                     endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)

@@ -6,8 +6,17 @@ struct ResolvedTime: Sendable {
 
     /// The instant used to order and compare the value: its own zone, else `floating`.
     func key(floating: any TimeZoneRules) -> Int64 {
+        Self.key(value, rules: rules, floating: floating)
+    }
+
+    /// ``key(floating:)`` of a value and its zone's rules, without making a ResolvedTime.
+    ///
+    /// Written with optional chaining, which calls through the existential in place:
+    /// `rules ?? floating` copied it (a call through its value witnesses) for every
+    /// occurrence.
+    static func key(_ value: DateTime, rules: (any TimeZoneRules)?, floating: any TimeZoneRules) -> Int64 {
         if value.zone == .utc { return value.local.secondsSinceEpoch }
-        return (rules ?? floating).instant(for: value.local)
+        return rules?.instant(for: value.local) ?? floating.instant(for: value.local)
     }
 }
 
