@@ -236,12 +236,18 @@ final class RuleSource: CandidateSource {
 
     /// The zone the rule's wall-clock times are read in.
     private let zone: any TimeZoneRules
+    /// Its last quiet span: most instances are read with a subtraction.
+    @exclusivity(unchecked) private var spans: QuietSpanCache
+    /// Whether the rule's times are wall-clock times in `zone` (not DATEs, not UTC).
+    private let readsWallClock: Bool
 
     init(stream: RuleInstanceStream, series: SeriesDefinition, floating: any TimeZoneRules) {
         self.stream = stream
         self.series = series
         self.floating = floating
         self.zone = series.start.rules ?? floating
+        self.spans = QuietSpanCache(zone)
+        self.readsWallClock = !series.isAllDay && series.start.value.zone != .utc
     }
 
     func next() -> Candidate? {
@@ -250,9 +256,21 @@ final class RuleSource: CandidateSource {
             if finished { return nil }
             guard let local = stream.next() else { finished = true; continue }
             let value = series.isAllDay ? DateTime(date: local.date) : DateTime(local, zone: series.start.value.zone)
-            let candidate = CandidateStream.candidate(ResolvedTime(value: value, rules: series.start.rules),
+            let candidate: Candidate
+            let moved: Bool
+            if readsWallClock, let offset = spans.offset(forLocalSeconds: local.secondsSinceEpoch) {
+                // In a quiet span: the instant `candidate(_:series:floating:)` finds through
+                // the zone (`zone.instant(for:)`, which is local - utcOffset(forLocal:)), and
+                // no change near to move it.
+                let key = local.secondsSinceEpoch - Int64(offset)
+                candidate = Candidate(start: ResolvedTime(value: value, rules: series.start.rules), key: key,
+                                      matchKey: key, periodEnd: nil)
+                moved = false
+            } else {
+                candidate = CandidateStream.candidate(ResolvedTime(value: value, rules: series.start.rules),
                                                       series: series, floating: floating)
-            let moved = !series.isAllDay && value.zone != .utc && zone.local(at: candidate.key) != local
+                moved = !series.isAllDay && value.zone != .utc && zone.local(at: candidate.key) != local
+            }
             if !moved {
                 lastRegularKey = max(lastRegularKey, candidate.key)
                 // Nothing waits: the candidate would be the first of `pending` and leave at once.
@@ -515,11 +533,12 @@ package final class OccurrenceExpander {
         }
         // The end passed as it is stored (`periodEnd ?? series.end` copied the enum, and the
         // zone rules in it, for every occurrence).
+        // The candidate's key is its start's key (``CandidateStream/candidate(_:series:floating:)``).
         let (occurrence, startKey, endKey) = candidate.periodEnd == nil
-            ? make(start: candidate.start, end: series.end, recurrenceIdentifier: recurrenceIdentifier,
-                   component: series.component, isOverride: false)
-            : make(start: candidate.start, end: candidate.periodEnd!, recurrenceIdentifier: recurrenceIdentifier,
-                   component: series.component, isOverride: false)
+            ? make(start: candidate.start, startKey: candidate.key, end: series.end,
+                   recurrenceIdentifier: recurrenceIdentifier, component: series.component, isOverride: false)
+            : make(start: candidate.start, startKey: candidate.key, end: candidate.periodEnd!,
+                   recurrenceIdentifier: recurrenceIdentifier, component: series.component, isOverride: false)
         enqueue(occurrence, startKey: startKey, endKey: endKey, order: candidate.key)
     }
 
@@ -532,9 +551,10 @@ package final class OccurrenceExpander {
     }
 
     /// Builds an occurrence from a start and how it ends; returns it with its start and end keys.
-    private func make(start: ResolvedTime, end: EndSpecification, recurrenceIdentifier: DateTime,
-                      component: Component, isOverride: Bool) -> (Occurrence, Int64, Int64) {
-        let (values, startKey, endKey) = Self.times(start: start, end: end, floating: floating)
+    /// `startKey`, when given, is `start.key(floating:)`, known already.
+    private func make(start: ResolvedTime, startKey knownKey: Int64? = nil, end: EndSpecification,
+                      recurrenceIdentifier: DateTime, component: Component, isOverride: Bool) -> (Occurrence, Int64, Int64) {
+        let (values, startKey, endKey) = Self.times(start: start, startKey: knownKey, end: end, floating: floating)
         let occurrence = Occurrence(uid: set.uid, recurrenceIdentifier: recurrenceIdentifier, start: values.start,
                                     end: values.end, startInstant: values.startIsFloating ? nil : startKey,
                                     endInstant: values.endIsFloating ? nil : endKey,
@@ -557,11 +577,12 @@ package final class OccurrenceExpander {
     }
 
     /// An occurrence's start and end values and keys, from a start and how it ends.
-    private static func times(start: ResolvedTime, end: EndSpecification, floating: any TimeZoneRules)
+    private static func times(start: ResolvedTime, startKey knownKey: Int64? = nil, end: EndSpecification,
+                              floating: any TimeZoneRules)
         -> ((start: DateTime, end: DateTime, startIsFloating: Bool, endIsFloating: Bool), Int64, Int64) {
         // The zones' rules are used through optional chaining, which does not copy the
         // existentials (binding or `??` did, for every occurrence).
-        let startKey = start.key(floating: floating)
+        let startKey = knownKey ?? start.key(floating: floating)
         let isFloating = start.rules == nil
         var startValue = start.value
         if !isFloating, !start.value.isDate, let local = start.rules?.local(at: startKey) {

@@ -105,11 +105,15 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
     }
 
     public func utcOffset(atInstant instant: Int64) -> Int {
-        storage.table.type(atInstant: instant).offset
+        storage.table.offset(atInstant: instant)
     }
 
     public func utcOffset(forLocal local: LocalDateTime) -> Int {
         storage.table.utcOffset(forLocalSeconds: local.secondsSinceEpoch)
+    }
+
+    func quietSpan(forLocalSeconds local: Int64) -> (lower: Int64, upper: Int64, offset: Int)? {
+        storage.table.quietSpan(forLocalSeconds: local)
     }
 
     /// Whether daylight-saving time is in force at an instant.
@@ -279,3 +283,5 @@ enum TZifReader {
         }
     }
 }
+
+extension IANATimeZone: QuietSpans {}

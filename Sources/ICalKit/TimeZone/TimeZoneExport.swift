@@ -31,6 +31,8 @@ public enum TimeZoneExport {
             let tzid: String
             let zone: IANATimeZone?
             var bounds: (lower: Int64, upper: Int64)?
+            /// The zone's last quiet span, for reading values with a subtraction.
+            var spans: QuietSpanCache
         }
 
         private var entries: [Entry] = []
@@ -68,7 +70,8 @@ public enum TimeZoneExport {
                 index = known
             } else {
                 index = entries.count
-                entries.append(Entry(tzid: tzid, zone: TimeZoneResolver.resolveStandard(tzid)?.rules as? IANATimeZone))
+                let zone = TimeZoneResolver.resolveStandard(tzid)?.rules as? IANATimeZone
+                entries.append(Entry(tzid: tzid, zone: zone, spans: QuietSpanCache(zone ?? FixedOffsetZone.utc)))
                 indices[tzid] = index
             }
             return entries[index].zone == nil ? nil : index
@@ -79,7 +82,9 @@ public enum TimeZoneExport {
         /// component with an RRULE.
         package mutating func add(_ local: LocalDateTime, entry index: Int, recurring: Bool) {
             guard let zone = entries[index].zone else { return }
-            let instant = zone.instant(for: local)
+            let seconds = local.secondsSinceEpoch
+            let instant = entries[index].spans.offset(forLocalSeconds: seconds).map { seconds - Int64($0) }
+                ?? zone.instant(for: local)
             let lower = instant - 86_400
             let upper = instant + (recurring ? 20 * 366 : 366) * 86_400
             if let bounds = entries[index].bounds {

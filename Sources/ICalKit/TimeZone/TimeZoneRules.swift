@@ -33,6 +33,43 @@ extension TimeZoneRules {
 }
 
 /// A zone with one offset for all time: UTC, or a fixed offset such as `+05:30`.
+/// Zones that can say over which wall-clock times their reading stays the same
+/// (``QuietSpanCache``).
+protocol QuietSpans {
+    /// An open range of wall-clock seconds around `local` over which `utcOffset(forLocal:)`
+    /// is the returned offset and the time is not moved by a change; nil when the zone
+    /// cannot say.
+    func quietSpan(forLocalSeconds local: Int64) -> (lower: Int64, upper: Int64, offset: Int)?
+}
+
+/// The last quiet span of a zone (``QuietSpans``): reading a series' next wall-clock time in
+/// the same span, or another value of an export, is then a subtraction instead of lookups in
+/// the zone's table. The same offset as the zone's `utcOffset(forLocal:)`, by the span's
+/// definition.
+struct QuietSpanCache {
+    private let zone: (any QuietSpans)?
+    private var lower: Int64 = 0
+    private var upper: Int64 = 0
+    private var offset = 0
+
+    init(_ zone: any TimeZoneRules) { self.zone = zone as? any QuietSpans }
+
+    /// The zone's `utcOffset(forLocal:)` for a wall-clock time in seconds, when a quiet span
+    /// holds it; nil when the caller must ask the zone.
+    mutating func offset(forLocalSeconds local: Int64) -> Int? {
+        if lower < local, local < upper { return offset }
+        guard let span = zone?.quietSpan(forLocalSeconds: local) else { return nil }
+        (lower, upper, offset) = span
+        return offset
+    }
+}
+
+extension FixedOffsetZone: QuietSpans {
+    func quietSpan(forLocalSeconds local: Int64) -> (lower: Int64, upper: Int64, offset: Int)? {
+        (Int64.min, Int64.max, offset)
+    }
+}
+
 public struct FixedOffsetZone: TimeZoneRules, Hashable, Codable {
     /// The identifier (`UTC`, or the TZID this offset stands for).
     public let identifier: String

@@ -84,11 +84,21 @@ struct TransitionTable: Sendable {
 
     /// The local time type in force at an instant.
     func type(atInstant instant: Int64) -> LocalTimeType {
-        if let tail, instants.isEmpty || instant >= instants[instants.count - 1] {
-            return tail.type(atInstant: instant)
+        // `tail?.` calls the tail in place; `if let tail` copied it (and its names) each time.
+        if instants.isEmpty || instant >= instants[instants.count - 1], let type = tail?.type(atInstant: instant) {
+            return type
         }
         guard let index = lastIndex(atOrBefore: instant) else { return initial }
         return types[index]
+    }
+
+    /// The offset of ``type(atInstant:)``, without copying the type's abbreviation.
+    func offset(atInstant instant: Int64) -> Int {
+        if instants.isEmpty || instant >= instants[instants.count - 1], let type = tail?.type(atInstant: instant) {
+            return type.offset
+        }
+        guard let index = lastIndex(atOrBefore: instant) else { return initial.offset }
+        return types[index].offset
     }
 
     /// Every change with an instant in `lower...upper`, in order.
@@ -133,6 +143,19 @@ struct TransitionTable: Sendable {
         return (instants.last.map { max(lower, $0 + 1) } ?? lower) > upper
     }
 
+    /// The open range of wall-clock seconds around `local` over which
+    /// ``utcOffset(forLocalSeconds:)`` gives one offset because no change is near: between
+    /// two changes of the table, farther than the nearby window from both (there it reads
+    /// the time with the type in force, as ``isQuiet(from:through:)`` finds). Nil for a time
+    /// outside such a range, before the first change or after the last (the tail rule's).
+    func quietSpan(forLocalSeconds local: Int64) -> (lower: Int64, upper: Int64, offset: Int)? {
+        let margin: Int64 = 2 * 30 * 3600
+        guard let index = lastIndex(atOrBefore: local), index + 1 < instants.count else { return nil }
+        let lower = instants[index] + margin, upper = instants[index + 1] - margin
+        guard lower < local, local < upper else { return nil }
+        return (lower, upper, types[index].offset)
+    }
+
     /// The first and last instants ICalKit's dates can name (0001-01-01 to 9999-12-31).
     static let earliestInstant: Int64 = -62_135_596_800
     static let latestInstant: Int64 = 253_402_300_799
@@ -147,7 +170,7 @@ struct TransitionTable: Sendable {
     func utcOffset(forLocalSeconds local: Int64) -> Int {
         // No UTC offset exceeds 26 hours, so only changes within this window can matter.
         let window: Int64 = 30 * 3600
-        if isQuiet(from: local - 2 * window, through: local + 2 * window) { return type(atInstant: local).offset }
+        if isQuiet(from: local - 2 * window, through: local + 2 * window) { return offset(atInstant: local) }
         let nearby = transitions(from: local - 2 * window, through: local + 2 * window)
         if nearby.isEmpty { return type(atInstant: local).offset }
         var candidates: Set<Int> = [type(atInstant: local - 2 * window).offset]

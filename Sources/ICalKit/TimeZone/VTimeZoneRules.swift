@@ -123,11 +123,15 @@ public struct VTimeZoneRules: TimeZoneRules {
     }
 
     public func utcOffset(atInstant instant: Int64) -> Int {
-        table.type(atInstant: instant).offset
+        table.offset(atInstant: instant)
     }
 
     public func utcOffset(forLocal local: LocalDateTime) -> Int {
         table.utcOffset(forLocalSeconds: local.secondsSinceEpoch)
+    }
+
+    func quietSpan(forLocalSeconds local: Int64) -> (lower: Int64, upper: Int64, offset: Int)? {
+        table.quietSpan(forLocalSeconds: local)
     }
 
     /// Whether a DAYLIGHT observance is in force at an instant.
@@ -192,3 +196,5 @@ extension String {
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }
+
+extension VTimeZoneRules: QuietSpans {}
