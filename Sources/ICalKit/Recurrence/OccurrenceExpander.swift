@@ -28,6 +28,9 @@ final class CandidateStream {
     /// The heads' keys (`Int64.max` for none), so that choosing the next head compares
     /// integers instead of copying candidates.
     @exclusivity(unchecked) private var headKeys: [Int64]
+    /// Whether each source has a head: tested instead of `heads[index] != nil`, which copies
+    /// the optional candidate through its value witnesses.
+    @exclusivity(unchecked) private var hasHead: [Bool]
     @exclusivity(unchecked) private var lastMatchKey: Int64?
     private let excludedKeys: Set<Int64>
     private let excludedDays: Set<Int>
@@ -72,6 +75,7 @@ final class CandidateStream {
         self.sources = sources
         self.heads = Array(repeating: nil, count: sources.count)
         self.headKeys = Array(repeating: .max, count: sources.count)
+        self.hasHead = Array(repeating: false, count: sources.count)
 
         var keys = Set<Int64>(), days = Set<Int>()
         for exception in series.exceptionDates {
@@ -119,14 +123,21 @@ final class CandidateStream {
     /// The key of the next candidate, without taking it (nil at the end).
     var peekKey: Int64? {
         var best: Int64?
-        for (index, key) in headKeys.enumerated() where heads[index] != nil && key < (best ?? .max) { best = key }
+        for (index, key) in headKeys.enumerated() where hasHead[index] && key < (best ?? .max) { best = key }
         return best
     }
 
     /// Takes the next candidate of source `index` as its head.
     private func refill(_ index: Int) {
-        heads[index] = sources[index].next()
-        headKeys[index] = heads[index]?.key ?? .max
+        if let candidate = sources[index].next() {
+            headKeys[index] = candidate.key
+            hasHead[index] = true
+            heads[index] = candidate
+        } else {
+            headKeys[index] = .max
+            hasHead[index] = false
+            heads[index] = nil
+        }
     }
 
     /// The next candidate in key order, or nil past `highKey` or at the end.
@@ -134,7 +145,7 @@ final class CandidateStream {
         while true {
             // The first source with the least key (a source's head may itself be Int64.max).
             var best: Int?
-            for index in headKeys.indices where heads[index] != nil {
+            for index in headKeys.indices where hasHead[index] {
                 if let current = best, headKeys[current] <= headKeys[index] { continue }
                 best = index
             }
@@ -143,6 +154,7 @@ final class CandidateStream {
                 for index in heads.indices {
                     heads[index] = nil
                     headKeys[index] = .max
+                    hasHead[index] = false
                 }
                 return nil
             }
@@ -263,11 +275,11 @@ final class RuleSource: CandidateSource {
                 // the zone (`zone.instant(for:)`, which is local - utcOffset(forLocal:)), and
                 // no change near to move it.
                 let key = local.secondsSinceEpoch - Int64(offset)
-                candidate = Candidate(start: ResolvedTime(value: value, rules: series.start.rules), key: key,
+                candidate = Candidate(start: ResolvedTime(value: value, shared: series.start.shared), key: key,
                                       matchKey: key, periodEnd: nil)
                 moved = false
             } else {
-                candidate = CandidateStream.candidate(ResolvedTime(value: value, rules: series.start.rules),
+                candidate = CandidateStream.candidate(ResolvedTime(value: value, shared: series.start.shared),
                                                       series: series, floating: floating)
                 moved = !series.isAllDay && value.zone != .utc && zone.local(at: candidate.key) != local
             }
@@ -520,8 +532,9 @@ package final class OccurrenceExpander {
                 start = ResolvedTime(value: DateTime(date: candidate.start.value.date.adding(days: Int(future.delta / 86_400))), rules: nil)
             } else if let rules = candidate.start.rules {
                 let local = rules.local(at: candidate.key).adding(seconds: future.delta)
-                start = ResolvedTime(value: DateTime(local, zone: candidate.start.value.zone == .utc ? .utc : series.start.value.zone),
-                                     rules: candidate.start.value.zone == .utc ? FixedOffsetZone.utc : series.start.rules)
+                start = candidate.start.value.zone == .utc
+                    ? ResolvedTime(value: DateTime(local, zone: .utc), rules: FixedOffsetZone.utc)
+                    : ResolvedTime(value: DateTime(local, zone: series.start.value.zone), shared: series.start.shared)
             } else {
                 start = ResolvedTime(value: DateTime(candidate.start.value.local.adding(seconds: future.delta), zone: .floating), rules: nil)
             }
@@ -583,9 +596,9 @@ package final class OccurrenceExpander {
         // The zones' rules are used through optional chaining, which does not copy the
         // existentials (binding or `??` did, for every occurrence).
         let startKey = knownKey ?? start.key(floating: floating)
-        let isFloating = start.rules == nil
+        let isFloating = start.shared == nil
         var startValue = start.value
-        if !isFloating, !start.value.isDate, let local = start.rules?.local(at: startKey) {
+        if !isFloating, !start.value.isDate, let local = start.shared?.rules.local(at: startKey) {
             startValue = DateTime(local, zone: start.value.zone)  // a gap time moves forward
         }
         var endValue = startValue
@@ -612,7 +625,7 @@ package final class OccurrenceExpander {
                 endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
             } else {
                 endKey = startKey + seconds
-                let endLocal = rules?.local(at: endKey) ?? start.rules?.local(at: endKey)
+                let endLocal = rules?.local(at: endKey) ?? start.shared?.rules.local(at: endKey)
                     ?? FixedOffsetZone.utc.local(at: endKey)
                 let endZone: DateTime.Zone = rules == nil ? startValue.zone : zone
                 endValue = DateTime(endLocal, zone: endZone == .floating ? startValue.zone : endZone)
@@ -625,9 +638,9 @@ package final class OccurrenceExpander {
                 endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
             } else {
                 let wall = LocalDateTime(date: startValue.local.date.adding(days: duration.nominalDays), time: startValue.local.time)
-                if let instant = start.rules?.instant(for: wall) {
-                    endKey = instant + duration.exactSeconds
-                    endValue = DateTime(start.rules!.local(at: endKey), zone: startValue.zone)
+                if let shared = start.shared {
+                    endKey = shared.rules.instant(for: wall) + duration.exactSeconds
+                    endValue = DateTime(shared.rules.local(at: endKey), zone: startValue.zone)
                 } else {
                     endValue = DateTime(wall.adding(seconds: duration.exactSeconds), zone: .floating)
                     endKey = ResolvedTime(value: endValue, rules: nil).key(floating: floating)
