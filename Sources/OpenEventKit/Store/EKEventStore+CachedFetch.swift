@@ -83,6 +83,7 @@ extension EKEventStore {
         // warm call).
         var keys: [ItemKey] = []
         var numbers: [String: Int] = [:]
+        numbers.reserveCapacity(cached.listings.count)   // no rehashing as items are found
         var listed: [(item: Int, startInstant: Int64, endInstant: Int64, uid: String)] = []
         listed.reserveCapacity(cached.listings.count)
         var unusable = false
