@@ -195,17 +195,30 @@ package struct FolderStore: Sendable {
         return result
     }
 
+    /// The names of a collection's item files, sorted, without their identities: the
+    /// names ``items(in:)`` lists (a file removed between the two calls aside), with no
+    /// `lstat` per file.
+    package func itemNames(in collection: String) throws(StoreError) -> [String] {
+        try StoreSystem.list(try collectionFolder(collection)).compactMap { entry in
+            !entry.isFolder && ItemFileName.isItemFile(entry.name) ? entry.name : nil
+        }
+    }
+
     /// Reads one item. A file that cannot be used (unreadable, not iCalendar, no VEVENT,
     /// VTODO or VJOURNAL) gives a nil item and a diagnostic that names the file and line;
     /// only a failure to reach the file at all (it is gone) throws.
-    package func readItem(in collection: String, name: String) throws(StoreError) -> ItemReadResult {
+    ///
+    /// `touchingAccessTime: false` leaves the file's access time as it was, where the
+    /// system allows it (see ``StoreSystem/readFile(_:limit:touchingAccessTime:)``): for
+    /// readers of many files that are not the user's reading, such as the query index.
+    package func readItem(in collection: String, name: String, touchingAccessTime: Bool = true) throws(StoreError) -> ItemReadResult {
         guard ItemFileName.isItemName(name) else {
             throw StoreError(.invalidName, "'\(name)' is not an item file name", path: collection)
         }
         let path = try collectionFolder(collection) + "/" + name
         let contents: (bytes: [UInt8], identity: FileIdentity)
         do {
-            contents = try StoreSystem.readFile(path, limit: Self.maximumItemSize)
+            contents = try StoreSystem.readFile(path, limit: Self.maximumItemSize, touchingAccessTime: touchingAccessTime)
         } catch where error.code == .notFound {
             throw error
         } catch {

@@ -98,9 +98,22 @@ enum StoreSystem {
         return lstat(path, &info) == 0
     }
 
+    /// Linux's `O_NOATIME` (since 2.6.8), which glibc declares only for `_GNU_SOURCE`, which
+    /// Swift's Glibc module does not define.
+    static let noAccessTime: Int32 = 0o1_000_000
+
     /// Reads a whole regular file and the identity of what was read (from the same descriptor).
-    static func readFile(_ path: String, limit: Int) throws(StoreError) -> (bytes: [UInt8], identity: FileIdentity) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    ///
+    /// With `touchingAccessTime: false` the file is opened with `O_NOATIME`, so reading it
+    /// does not update its access time (which, under `relatime`, dirties the inode of a file
+    /// read for the first time since it was written: a journal write per file for bulk
+    /// readers such as the query index). Only the file's owner (or a privileged process)
+    /// may ask for that; otherwise the file is opened as usual.
+    static func readFile(_ path: String, limit: Int, touchingAccessTime: Bool = true) throws(StoreError) -> (bytes: [UInt8], identity: FileIdentity) {
+        var descriptor = touchingAccessTime ? -1 : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | noAccessTime)
+        if descriptor < 0 && (touchingAccessTime || errno == EPERM) {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        }
         guard descriptor >= 0 else { throw failure("open", "cannot open", path: path) }
         defer { close(descriptor) }
         var info = stat()

@@ -133,6 +133,10 @@ enum IndexSchema {
         ("index", "uncached_item", "CREATE INDEX uncached_item ON uncached (collection, name)"),
     ]
 
+    /// The statement that creates the index `item_span`, as ``objects`` has it (a first build
+    /// drops it and creates it again after writing the rows: see ``StoreIndex/refresh(scan:)``).
+    static let spanIndexSQL = objects.first { $0.name == "item_span" }!.sql
+
     /// Whether a database is empty: no schema object and no version (a new file).
     static func isEmpty(_ db: Database) throws -> Bool {
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0

@@ -164,15 +164,19 @@ enum OccurrenceCache {
 
     // MARK: Computing rows
 
-    /// One cached occurrence.
+    /// One cached occurrence: a row of `occurrence`, its `listing` blob encoded already
+    /// (by the workers that expand the items, not in the write transaction).
     struct Cached: Sendable {
         var zone: String
         var week: Int64
         var key: ItemKey
         var ordinal: Int
         var kind: Int64
-        var recurrenceLocal: Int64
-        var listing: OccurrenceListing
+        var startInstant: Int64
+        var endInstant: Int64
+        /// ``payload(_:recurrenceLocal:)`` of the listing (shared by the rows of one
+        /// occurrence in several weeks).
+        var payload: [UInt8]
     }
 
     /// Rows to store.
@@ -223,10 +227,14 @@ enum OccurrenceCache {
                 let first = max(run.lowerBound, week(of: listing.startInstant))
                 let last = min(run.upperBound, week(of: max(listing.startInstant, listing.endInstant - 1)))
                 guard first <= last else { continue }
+                var payload: [UInt8]?
                 for week in first...last where OccurrenceExpander.intersects(listing.startInstant, listing.endInstant, window(week...week)) {
+                    if payload == nil {
+                        payload = Self.payload(listing, recurrenceLocal: match.occurrence.recurrenceIdentifier.local.secondsSinceEpoch)
+                    }
                     collected.append(Cached(zone: zoneKey, week: week, key: key, ordinal: ordinal, kind: kind,
-                                         recurrenceLocal: match.occurrence.recurrenceIdentifier.local.secondsSinceEpoch,
-                                         listing: listing))
+                                            startInstant: listing.startInstant, endInstant: listing.endInstant,
+                                            payload: payload!))
                 }
             }
         }
@@ -258,11 +266,28 @@ enum OccurrenceCache {
             INSERT INTO occurrence (zone, week, startInstant, collection, name, ordinal, kind, endInstant, listing)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        // Bound with SQLite's own calls, as the item rows are: a month of a large store is
+        // tens of thousands of rows, and GRDB's generic arguments cost more than the insert.
+        let handle = occurrence.sqliteStatement
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for row in rows.occurrences {
-            let listing = row.listing
-            try occurrence.execute(arguments: [row.zone, row.week, listing.startInstant, row.key.collection, row.key.name,
-                                               row.ordinal, row.kind, listing.endInstant,
-                                               Data(Self.payload(listing, recurrenceLocal: row.recurrenceLocal))])
+            defer { sqlite3_reset(handle) }
+            sqlite3_bind_text(handle, 1, row.zone, Int32(row.zone.utf8.count), transient)
+            sqlite3_bind_int64(handle, 2, row.week)
+            sqlite3_bind_int64(handle, 3, row.startInstant)
+            sqlite3_bind_text(handle, 4, row.key.collection, Int32(row.key.collection.utf8.count), transient)
+            sqlite3_bind_text(handle, 5, row.key.name, Int32(row.key.name.utf8.count), transient)
+            sqlite3_bind_int64(handle, 6, Int64(row.ordinal))
+            sqlite3_bind_int64(handle, 7, row.kind)
+            sqlite3_bind_int64(handle, 8, row.endInstant)
+            row.payload.withUnsafeBytes { bytes in
+                // A zero-length blob still needs a pointer (nil binds NULL); payloads never are empty.
+                _ = sqlite3_bind_blob(handle, 9, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), transient)
+            }
+            let step = sqlite3_step(handle)
+            guard step == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: step), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+            }
         }
         let note = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO note (collection, name, readDiagnostics, zoneDiagnostics) VALUES (?, ?, ?, ?)
@@ -365,6 +390,8 @@ extension StoreIndex {
             let rows = try fill(OccurrenceCache.runs(missing), zoneKey: zoneKey, zone: floatingZone)
             let stored: Bool = try withDatabase { queue in
                 try queue.inTransaction(.immediate) { db -> Database.TransactionCompletion in
+                    try StoreIndex.widenPageCache(db, rows: rows.occurrences.count)
+                    defer { StoreIndex.restorePageCache(db) }
                     // Another process refreshed the index meanwhile: these rows may be stale.
                     guard try OccurrenceCache.generation(db) == cache.generation else { return .rollback }
                     // Another process filled some of these weeks meanwhile: keep its rows.
@@ -433,7 +460,7 @@ extension StoreIndex {
             var rows = OccurrenceCache.Rows()
             for (key, itemRuns) in work[(index * chunk)..<min(work.count, (index + 1) * chunk)] {
                 // A file that cannot be reached is skipped, as a query skips it.
-                guard let read = try? store.readItem(in: key.collection, name: key.name) else { continue }
+                guard let read = try? store.readItem(in: key.collection, name: key.name, touchingAccessTime: false) else { continue }
                 rows.append(OccurrenceCache.rows(for: key, calendar: read.item?.calendar, readDiagnostics: read.diagnostics,
                                                  zoneKey: zoneKey, zone: zone, runs: itemRuns))
             }

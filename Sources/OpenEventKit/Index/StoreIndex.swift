@@ -301,7 +301,8 @@ package final class StoreIndex: Sendable {
     }
 
     /// Brings the index up to date with the item files: lists the collection folders
-    /// `scan` asks for, each item file with its identity (no file is opened), reparses
+    /// `scan` asks for, each item file with its identity (no file is opened; a collection
+    /// without rows, as in a first build, by name only: its files are all new), reparses
     /// only the files that were added or whose identity changed, and deletes the rows of
     /// removed files and collections, all written in one SQLite transaction (none when
     /// nothing changed). Occurrences cached for the changed items are recomputed in the
@@ -333,6 +334,10 @@ package final class StoreIndex: Sendable {
         } + result.notices
         return result
     }
+
+    /// From this many rows into an empty table on, a refresh writes them before it makes the
+    /// span index (see ``refresh(scan:)``).
+    static let smallestIndexRebuild = 5_000
 
     /// At most this many changed items have their cached occurrences recomputed by a
     /// refresh; more drop the whole cache (the next queries fill it again).
@@ -387,39 +392,54 @@ package final class StoreIndex: Sendable {
         }.sorted()
         let removedCollections = Set(folders.keys).union(itemCollections).subtracting(present.keys)
 
-        let recorded = try recordedItems(of: scanned, queue)
+        let (recorded, recordedCollections) = try recordedItems(of: scanned, queue)
         var listed: [ItemKey: FileIdentity] = [:]
         var folderUpdates: [(String, FolderRow)] = []
         var gone = Set<String>()
+        var work: [Job] = []
         for collection in scanned {
-            guard let files = try listItems(of: collection) else {
-                gone.insert(collection)   // removed since the root was listed
-                continue
+            if recordedCollections.contains(collection) {
+                guard let files = try listItems(of: collection) else {
+                    gone.insert(collection)   // removed since the root was listed
+                    continue
+                }
+                listed.reserveCapacity(listed.count + files.count)
+                for file in files { listed[ItemKey(collection: collection, name: file.name)] = file.identity }
+            } else {
+                // A collection without rows (a first build): every file is new, and a row
+                // records the identity read with the file's bytes, so the names are enough
+                // (no `lstat` per file; a file that cannot be read is examined then).
+                guard let names = try listItemNames(of: collection) else {
+                    gone.insert(collection)
+                    continue
+                }
+                work.reserveCapacity(work.count + names.count)
+                for name in names { work.append(Job(key: ItemKey(collection: collection, name: name), identity: nil, isNew: true)) }
             }
-            listed.reserveCapacity(listed.count + files.count)
-            for file in files { listed[ItemKey(collection: collection, name: file.name)] = file.identity }
             let row = FolderRow(stamp: present[collection]!, settled: present[collection]!.latestChange < started - 2)
             if folders[collection] != row { folderUpdates.append((collection, row)) }
         }
 
-        var work: [(key: ItemKey, identity: FileIdentity, isNew: Bool)] = []
         var result = IndexRefresh()
         result.scannedFolders = scanned.count - gone.count
         for (key, identity) in listed {
             switch recorded[key] {
             case identity?: result.unchanged += 1
-            case nil: work.append((key, identity, true))
-            case _?: work.append((key, identity, false))
+            case nil: work.append(Job(key: key, identity: identity, isNew: true))
+            case _?: work.append(Job(key: key, identity: identity, isNew: false))
             }
         }
         work.sort { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
         var removals = recorded.keys.filter { listed[$0] == nil && !gone.contains($0.collection) }
 
         let recomputing = cache.hasWeeks && work.count <= Self.largestRecomputation
-        let entries = parse(work, keepingItems: recomputing)
-        let parsed = Set(entries.map(\.key))
-        let vanished = work.map(\.key).filter { !parsed.contains($0) }
-        removals += vanished.filter { recorded[$0] != nil }
+        let entries = try parse(work, keepingItems: recomputing)
+        // Rows of files that vanished before they could be read (only files with a row
+        // have one to delete).
+        if work.contains(where: { !$0.isNew }) {
+            let parsed = Set(entries.lazy.filter { !$0.isNew }.map(\.key))
+            removals += work.lazy.filter { !$0.isNew && !parsed.contains($0.key) }.map(\.key)
+        }
         removals.sort { ($0.collection, $0.name) < ($1.collection, $1.name) }
 
         let changesRows = !entries.isEmpty || !removals.isEmpty || !removedCollections.isEmpty
@@ -429,6 +449,8 @@ package final class StoreIndex: Sendable {
             ? OccurrenceCache.recompute(entries, weeks: cache.weeks) : nil
 
         try queue.inTransaction(.immediate) { db in
+            try Self.widenPageCache(db, rows: entries.count + (recomputed?.occurrences.count ?? 0))
+            defer { Self.restorePageCache(db) }
             let upsert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO item (collection, name, device, inode, size, modificationSeconds,
                     modificationNanoseconds, uid, kinds, state, firstStart, lastEnd, lengthClass)
@@ -449,12 +471,19 @@ package final class StoreIndex: Sendable {
             let forgets = try !dropCache && Bool.fetchOne(db, sql: """
                 SELECT EXISTS (SELECT 1 FROM occurrence) OR EXISTS (SELECT 1 FROM note) OR EXISTS (SELECT 1 FROM uncached)
                 """) != false
-            for entry in entries {
-                try Self.upsert(entry, with: upsert)
-                if forgets { try OccurrenceCache.forget(entry.key, in: db) }
-                if entry.isNew { result.added += 1 } else { result.changed += 1 }
-                if entry.summary == nil { result.broken += 1 }
+            // Many rows into an empty table (a first build): the span index is dropped and
+            // made again after the rows, one sort instead of an insert at a random place
+            // per row; the same index, with the same statement, in the same transaction.
+            let rebuildsSpanIndex = try entries.count >= Self.smallestIndexRebuild
+                && Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM item)") == true
+            if rebuildsSpanIndex { try db.execute(sql: "DROP INDEX item_span") }
+            for index in entries.indices {
+                try Self.upsert(entries[index], with: upsert)
+                if forgets { try OccurrenceCache.forget(entries[index].key, in: db) }
+                if entries[index].isNew { result.added += 1 } else { result.changed += 1 }
+                if entries[index].summary == nil { result.broken += 1 }
             }
+            if rebuildsSpanIndex { try db.execute(sql: IndexSchema.spanIndexSQL) }
             let delete = try db.cachedStatement(sql: "DELETE FROM item WHERE collection = ? AND name = ?")
             for key in removals where (try? StoreSystem.identity(store.root + "/" + key.description)) == .some(nil) {
                 try delete.execute(arguments: [key.collection, key.name])
@@ -484,10 +513,26 @@ package final class StoreIndex: Sendable {
         return result
     }
 
-    /// The rows of some collections: file name and identity.
-    private func recordedItems(of collections: [String], _ queue: DatabaseQueue) throws -> [ItemKey: FileIdentity] {
+    /// SQLite's page cache while a transaction writes many rows: at most 64 MiB (pages are
+    /// allocated as they are used: about 20 MB for a first build of 100,000 items). With
+    /// the default 2 MB, a large write spills its dirty pages to the write-ahead log
+    /// before it commits and reads them back from it to change them again: a `pwrite` and
+    /// a `pread` per page, most of a first build's transaction.
+    static func widenPageCache(_ db: Database, rows: Int) throws {
+        guard rows > 1_000 else { return }
+        try db.execute(sql: "PRAGMA cache_size = -65536")
+    }
+
+    /// Back to SQLite's default page cache (2 MB), which frees the pages over it.
+    static func restorePageCache(_ db: Database) {
+        try? db.execute(sql: "PRAGMA cache_size = -2000")
+    }
+
+    /// The rows of some collections: file name and identity; and the collections that have rows.
+    private func recordedItems(of collections: [String], _ queue: DatabaseQueue) throws -> ([ItemKey: FileIdentity], Set<String>) {
         try queue.read { db in
             var recorded: [ItemKey: FileIdentity] = [:]
+            var withRows = Set<String>()
             let rows = try db.cachedStatement(sql: """
                 SELECT name, device, inode, size, modificationSeconds, modificationNanoseconds FROM item WHERE collection = ?
                 """)
@@ -495,9 +540,10 @@ package final class StoreIndex: Sendable {
                 let cursor = try Row.fetchCursor(rows, arguments: [collection])
                 while let row = try cursor.next() {
                     recorded[ItemKey(collection: collection, name: row[0])] = Self.identity(row, from: 1)
+                    withRows.insert(collection)
                 }
             }
-            return recorded
+            return (recorded, withRows)
         }
     }
 
@@ -510,36 +556,71 @@ package final class StoreIndex: Sendable {
         }
     }
 
+    /// A file a refresh reads: its key, the identity it was listed with (nil when it was
+    /// listed by name only), and whether the index has no row for it.
+    struct Job: Sendable {
+        var key: ItemKey
+        var identity: FileIdentity?
+        var isNew: Bool
+    }
+
+    /// A collection's item file names, or nil when its folder is gone.
+    private func listItemNames(of collection: String) throws(StoreError) -> [String]? {
+        do {
+            return try store.itemNames(in: collection)
+        } catch where error.code == .notFound {
+            return nil
+        }
+    }
+
     /// Reads and summarises files, on every core. A file that is gone is left out.
-    private func parse(_ work: [(key: ItemKey, identity: FileIdentity, isNew: Bool)], keepingItems: Bool) -> [Entry] {
+    ///
+    /// - Throws: what examining a file listed by name only throws, when it cannot be read
+    ///   (as listing it with its identity would have).
+    private func parse(_ work: [Job], keepingItems: Bool) throws(StoreError) -> [Entry] {
         guard !work.isEmpty else { return [] }
         let store = self.store
         let chunk = 64
         let chunks = (work.count + chunk - 1) / chunk
         let results = Mutex<[[Entry]]>(Array(repeating: [], count: chunks))
+        let failure = Mutex<StoreError?>(nil)
         DispatchQueue.concurrentPerform(iterations: chunks) { index in
             var entries: [Entry] = []
             for job in work[(index * chunk)..<min(work.count, (index + 1) * chunk)] {
+                // The identity of a file that cannot be used as an item: the one listed, or
+                // for a file listed by name, its `lstat` now (nil: it is gone).
+                func listedIdentity() throws(StoreError) -> FileIdentity? {
+                    if let identity = job.identity { return identity }
+                    return try StoreSystem.identity(store.root + "/" + job.key.collection + "/" + job.key.name)
+                }
                 do throws(StoreError) {
-                    let read = try store.readItem(in: job.key.collection, name: job.key.name)
+                    // The index's reads are not the user's: they leave access times alone.
+                    let read = try store.readItem(in: job.key.collection, name: job.key.name, touchingAccessTime: false)
                     if let item = read.item {
                         entries.append(Entry(key: job.key, identity: item.file.identity,
                                              summary: ItemSummary(calendar: item.calendar, file: item.file.path),
                                              isNew: job.isNew, calendar: keepingItems ? item.calendar : nil,
                                              readDiagnostics: keepingItems ? read.diagnostics : []))
                     } else {
-                        entries.append(Entry(key: job.key, identity: job.identity, summary: nil, isNew: job.isNew,
+                        guard let identity = try listedIdentity() else { continue }
+                        entries.append(Entry(key: job.key, identity: identity, summary: nil, isNew: job.isNew,
                                              readDiagnostics: keepingItems ? read.diagnostics : []))
                     }
                 } catch where error.code == .notFound {
                     continue   // removed since it was listed
                 } catch {
                     // A query that cannot reach the file skips it without a diagnostic too.
-                    entries.append(Entry(key: job.key, identity: job.identity, summary: nil, isNew: job.isNew))
+                    do throws(StoreError) {
+                        guard let identity = try listedIdentity() else { continue }
+                        entries.append(Entry(key: job.key, identity: identity, summary: nil, isNew: job.isNew))
+                    } catch {
+                        failure.withLock { $0 = $0 ?? error }
+                    }
                 }
             }
             results.withLock { $0[index] = entries }
         }
+        if let error = failure.withLock({ $0 }) { throw error }
         return results.withLock { $0.flatMap { $0 } }
     }
 

@@ -54,7 +54,7 @@ extension EKEventStore {
         let wasStale = indexIsStale
         guard let index = currentIndex() else { return nil }
         let byIdentifier = Dictionary(uniqueKeysWithValues: calendars.map { ($0.identifier, $0) })
-        let cached: CachedListings
+        let cached: CachedPackedListings
         let generation: Int64
         do {
             if !wasStale {
@@ -66,8 +66,8 @@ extension EKEventStore {
             // The listings must come from one generation of the index: the one the memo's
             // items are checked against.
             generation = try index.generation()
-            guard let listings = try index.cachedListings(window: window, collections: Set(byIdentifier.keys), kinds: [.event],
-                                                          floatingZone: zone),
+            guard let listings = try index.cachedPackedListings(window: window, collections: Set(byIdentifier.keys), kinds: [.event],
+                                                                floatingZone: zone),
                   try index.generation() == generation else { return nil }
             cached = listings
         } catch {
@@ -78,25 +78,42 @@ extension EKEventStore {
         }
 
         // The items in the window, in the order of their first occurrence, and each
-        // listing's item. (Listings are read in place: copying one retains a dozen values.)
-        let listings = cached.listings
+        // listing's item, instants and UID, read in place from the packed listings (only
+        // these fields are needed: decoding every field of every listing was most of a
+        // warm call).
         var keys: [ItemKey] = []
         var numbers: [String: Int] = [:]
-        var itemOfListing: [Int] = []
-        itemOfListing.reserveCapacity(listings.count)
-        for position in listings.indices {
-            guard let source = listings[position].source else { return nil }
-            if let number = numbers[source] {
-                itemOfListing.append(number)
-                continue
+        numbers.reserveCapacity(cached.listings.count)   // no rehashing as items are found
+        var listed: [(item: Int, startInstant: Int64, endInstant: Int64, uid: String)] = []
+        listed.reserveCapacity(cached.listings.count)
+        var unusable = false
+        cached.listings.forEach { listing in
+            guard !unusable, let sourceBytes = listing.source else {
+                unusable = true
+                return
             }
-            guard let slash = source.firstIndex(of: "/") else { return nil }
-            let key = ItemKey(collection: String(source[..<slash]), name: String(source[source.index(after: slash)...]))
-            guard byIdentifier[key.collection] != nil else { return nil }
-            numbers[source] = keys.count
-            itemOfListing.append(keys.count)
-            keys.append(key)
+            let source = PackedListing.string(sourceBytes)
+            let number: Int
+            if let known = numbers[source] {
+                number = known
+            } else {
+                guard let slash = sourceBytes.firstIndex(of: UInt8(ascii: "/")) else {
+                    unusable = true
+                    return
+                }
+                let key = ItemKey(collection: PackedListing.string(UnsafeRawBufferPointer(rebasing: sourceBytes[..<slash])),
+                                  name: PackedListing.string(UnsafeRawBufferPointer(rebasing: sourceBytes[(slash + 1)...])))
+                guard byIdentifier[key.collection] != nil else {
+                    unusable = true
+                    return
+                }
+                number = keys.count
+                numbers[source] = number
+                keys.append(key)
+            }
+            listed.append((number, listing.startInstant, listing.endInstant, PackedListing.string(listing.uid)))
         }
+        guard !unusable else { return nil }
         guard readMissingItems(keys, index: index, generation: generation) else { return nil }
 
         // Each item's events in the window.
@@ -131,14 +148,14 @@ extension EKEventStore {
         // The listings' order, each listing checked against its item's next event.
         var positions = [Int](repeating: 0, count: keys.count)
         var result: [EKEvent] = []
-        result.reserveCapacity(listings.count)
-        for position in listings.indices {
-            let number = itemOfListing[position]
+        result.reserveCapacity(listed.count)
+        for listing in listed {
+            let number = listing.item
             let next = positions[number]
             guard next < eventLists[number].count,
-                  eventLists[number][next].startInstant == listings[position].startInstant,
-                  eventLists[number][next].endInstant == listings[position].endInstant,
-                  eventLists[number][next].uid == listings[position].uid else { return nil }
+                  eventLists[number][next].startInstant == listing.startInstant,
+                  eventLists[number][next].endInstant == listing.endInstant,
+                  eventLists[number][next].uid == listing.uid else { return nil }
             positions[number] = next + 1
             result.append(EKEvent(eventStore: self, component: eventLists[number][next].component, origin: origins[number],
                                   calendar: owners[number], slot: eventLists[number][next].slot))
