@@ -8,18 +8,6 @@ import Testing
 /// skipped day (Apia), negative DST (Dublin), DST suspended for Ramadan (Casablanca), none
 /// (Kolkata), and a fixed offset.
 @Suite struct QuietSpanTests {
-    /// SplitMix64: the same times on every run.
-    struct Random {
-        var state: UInt64
-        mutating func next(_ bound: Int64) -> Int64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int64((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     static let zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Pacific/Apia",
                         "Europe/Dublin", "Africa/Casablanca", "Asia/Kolkata"]
     /// 1900-01-01 and 2040-01-01, as wall-clock seconds.
@@ -29,12 +17,14 @@ import Testing
     func spansReadTimesAsTheZoneDoes(_ name: String) throws {
         let zone = try #require(IANATimeZone(named: name))
         var cache = QuietSpanCache(zone)
-        var random = Random(state: UInt64(name.utf8.count) &* 7919)
+        // The same times on every run.
+        var random = OccurrenceStreamTests.Random(state: UInt64(name.utf8.count) &* 7919)
+        func next(_ bound: Int64) -> Int64 { Int64(random.int(0...Int(bound - 1))) }
         var local = Self.first
         var fromSpans = 0
         while local < Self.last {
             // Mostly a series' steps (hours to weeks), sometimes a jump back or ahead.
-            local += random.next(3) == 0 ? random.next(40 * 86_400) - 10 * 86_400 : random.next(8 * 86_400)
+            local += next(3) == 0 ? next(40 * 86_400) - 10 * 86_400 : next(8 * 86_400)
             let time = LocalDateTime(secondsSinceEpoch: local)
             let expected = zone.utcOffset(forLocal: time)
             if let offset = cache.offset(forLocalSeconds: local) {
