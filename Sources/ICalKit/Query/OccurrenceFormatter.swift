@@ -152,19 +152,23 @@ public struct OccurrenceFormatter: Sendable {
 
         /// Appends one listing.
         package mutating func append(_ listing: PackedListing, to out: inout [UInt8]) {
+            // Gathered in a buffer of its own and appended at once: the formats write a
+            // listing in some forty small pieces.
+            var piece = ByteBuffer(capacity: 1024)
             switch format {
             case .json:
-                if count > 0 { out.append(UInt8(ascii: ",")) }
+                if count > 0 { piece.append(UInt8(ascii: ",")) }
                 if let parts = jsonParts {
-                    formatter.appendJSON(listing, parts: parts, to: &out)
+                    formatter.appendJSON(listing, parts: parts, to: &piece)
                 } else {
-                    formatter.appendJSON(listing, to: &out)
+                    formatter.appendJSON(listing, to: &piece)
                 }
             case .csv:
-                formatter.appendCSV(listing, to: &out)
+                formatter.appendCSV(listing, to: &piece)
             case .agenda(let color):
-                formatter.appendAgenda(listing, color: color, currentDay: &currentDay, to: &out)
+                formatter.appendAgenda(listing, color: color, currentDay: &currentDay, to: &piece)
             }
+            piece.withUnsafeBytes { out.append(contentsOf: $0) }
             count += 1
         }
 
@@ -214,7 +218,7 @@ public struct OccurrenceFormatter: Sendable {
         }
     }
 
-    fileprivate func appendJSON(_ listing: PackedListing, to out: inout [UInt8]) {
+    fileprivate func appendJSON(_ listing: PackedListing, to out: inout ByteBuffer) {
         Self.appendJSONHead(listing, to: &out)
         Self.appendJSON(listing.recurrenceIdentifier, to: &out)
         Self.appendJSONSummary(listing, to: &out)
@@ -258,33 +262,33 @@ public struct OccurrenceFormatter: Sendable {
 
     /// Appends a listing's JSON from its template's `parts` and its own RECURRENCE-ID, times
     /// and zone: the bytes of ``appendJSON(_:to:)``.
-    fileprivate func appendJSON(_ listing: PackedListing, parts: JSONParts, to out: inout [UInt8]) {
-        out.append(contentsOf: parts.head)
+    fileprivate func appendJSON(_ listing: PackedListing, parts: JSONParts, to out: inout ByteBuffer) {
+        out.append(bytes: parts.head)
         Self.appendJSON(listing.recurrenceIdentifier, to: &out)
-        out.append(contentsOf: parts.summary)
+        out.append(bytes: parts.summary)
         appendJSONTimes(listing, to: &out)
         if Self.showsZoneName(startForm: listing.startForm) {
-            out.append(contentsOf: parts.zone)
+            out.append(bytes: parts.zone)
         } else {
             Self.append("null", to: &out)
         }
-        out.append(contentsOf: parts.tail)
+        out.append(bytes: parts.tail)
     }
 
-    private static func appendJSONHead(_ listing: PackedListing, to out: inout [UInt8]) {
+    private static func appendJSONHead<Out: ByteSink & ~Copyable>(_ listing: PackedListing, to out: inout Out) {
         append("\n  {\"uid\": ", to: &out)
         appendJSON(listing.uid, to: &out)
         append(", \"recurrenceId\": ", to: &out)
     }
 
-    private static func appendJSONSummary(_ listing: PackedListing, to out: inout [UInt8]) {
+    private static func appendJSONSummary<Out: ByteSink & ~Copyable>(_ listing: PackedListing, to out: inout Out) {
         append(", \"summary\": ", to: &out)
         appendJSON(listing.summary, to: &out)
         append(", \"start\": \"", to: &out)
     }
 
     /// From the start's value to the time zone's key.
-    private func appendJSONTimes(_ listing: PackedListing, to out: inout [UInt8]) {
+    private func appendJSONTimes(_ listing: PackedListing, to out: inout ByteBuffer) {
         appendISO(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant,
                   ownOffset: listing.startOffset, to: &out)
         Self.append("\", \"end\": \"", to: &out)
@@ -294,7 +298,7 @@ public struct OccurrenceFormatter: Sendable {
                     to: &out)
     }
 
-    private static func appendJSONTail(_ listing: PackedListing, to out: inout [UInt8]) {
+    private static func appendJSONTail<Out: ByteSink & ~Copyable>(_ listing: PackedListing, to out: inout Out) {
         func field(_ name: StaticString, _ value: UnsafeRawBufferPointer?) {
             append(name, to: &out)
             appendJSON(value, to: &out)
@@ -320,8 +324,8 @@ public struct OccurrenceFormatter: Sendable {
 
     /// The zone name JSON and CSV show (``timeZoneName(_:)-(OccurrenceListing)``), written by
     /// `write`, or `write(nil)`.
-    private func appendTimeZoneName(_ listing: PackedListing, to out: inout [UInt8],
-                                    _ write: (UnsafeRawBufferPointer?, inout [UInt8]) -> Void) {
+    private func appendTimeZoneName(_ listing: PackedListing, to out: inout ByteBuffer,
+                                    _ write: (UnsafeRawBufferPointer?, inout ByteBuffer) -> Void) {
         guard Self.showsZoneName(startForm: listing.startForm) else { return write(nil, &out) }
         withShownZoneName(listing) { write($0, &out) }
     }
@@ -338,15 +342,15 @@ public struct OccurrenceFormatter: Sendable {
     /// floating time.
     private static func showsZoneName(startForm: UInt8) -> Bool { startForm & 4 == 0 && startForm & 3 != 0 }
 
-    static func append(_ text: StaticString, to out: inout [UInt8]) {
-        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    static func append<Out: ByteSink & ~Copyable>(_ text: StaticString, to out: inout Out) {
+        out.append(text)
     }
 
     /// A JSON string, or null: the bytes ``jsonString(_:)`` gives for the text, escaped byte by
     /// byte without a `String` (most listings' text has a dash, a quote mark or an emoji whose
     /// lead byte must be looked at). Text that is not valid UTF-8 goes through
     /// ``jsonString(_:)``, which repairs it as `String(decoding:as:)` does.
-    static func appendJSON(_ text: UnsafeRawBufferPointer?, to out: inout [UInt8]) {
+    static func appendJSON<Out: ByteSink & ~Copyable>(_ text: UnsafeRawBufferPointer?, to out: inout Out) {
         guard let text else { return append("null", to: &out) }
         guard let first = firstEscapeCandidate(text) else {
             out.append(UInt8(ascii: "\""))
@@ -354,7 +358,7 @@ public struct OccurrenceFormatter: Sendable {
             out.append(UInt8(ascii: "\""))
             return
         }
-        guard isValidUTF8(text) else { return out.append(contentsOf: jsonString(PackedListing.string(text)).utf8) }
+        guard isValidUTF8(text) else { return out.append(utf8: jsonString(PackedListing.string(text))) }
         out.append(UInt8(ascii: "\""))
         var copied = 0, next: Int? = first
         while let index = next {
@@ -433,7 +437,7 @@ public struct OccurrenceFormatter: Sendable {
     }
 
     /// ``iso(_:instant:ownOffset:)`` of a packed start or end, written as bytes.
-    private func appendISO(local seconds: Int64, form: UInt8, instant: Int64, ownOffset: Int?, to out: inout [UInt8]) {
+    private func appendISO(local seconds: Int64, form: UInt8, instant: Int64, ownOffset: Int?, to out: inout ByteBuffer) {
         if form & 4 != 0 { return Self.appendDate(LocalDateTime(secondsSinceEpoch: seconds).date, to: &out) }
         let local: LocalDateTime, offset: Int?
         if let displayZone, form & 3 != 0 {
@@ -450,9 +454,9 @@ public struct OccurrenceFormatter: Sendable {
     }
 
     /// ``UTCOffset/isoText(seconds:)`` written as bytes: `+01:00`, `-03:30`, `+05:45:30`.
-    static func appendOffset(_ seconds: Int, to out: inout [UInt8]) {
+    static func appendOffset<Out: ByteSink & ~Copyable>(_ seconds: Int, to out: inout Out) {
         let magnitude = abs(seconds)
-        guard magnitude < 100 * 3600 else { return out.append(contentsOf: offset(seconds).utf8) }
+        guard magnitude < 100 * 3600 else { return out.append(utf8: offset(seconds)) }
         out.append(seconds < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
         appendDigits(magnitude / 3600, 2, to: &out)
         out.append(UInt8(ascii: ":"))
@@ -463,28 +467,28 @@ public struct OccurrenceFormatter: Sendable {
         }
     }
 
-    static func appendDate(_ date: CalendarDate, to out: inout [UInt8]) {
-        guard (0...9999).contains(date.year) else { return out.append(contentsOf: date.description.utf8) }
+    static func appendDate<Out: ByteSink & ~Copyable>(_ date: CalendarDate, to out: inout Out) {
+        guard (0...9999).contains(date.year) else { return out.append(utf8: date.description) }
         appendFixed(10, to: &out) { date.put(into: $0, at: 0) }
     }
 
     /// `YYYY-MM-DDTHH:MM:SS`, appended at once (``LocalDateTime/description``'s text).
-    static func appendDateTime(_ local: LocalDateTime, to out: inout [UInt8]) {
-        guard (0...9999).contains(local.date.year) else { return out.append(contentsOf: local.description.utf8) }
+    static func appendDateTime<Out: ByteSink & ~Copyable>(_ local: LocalDateTime, to out: inout Out) {
+        guard (0...9999).contains(local.date.year) else { return out.append(utf8: local.description) }
         appendFixed(19, to: &out) { local.put(into: $0, at: 0) }
     }
 
     /// A number from 0 of exactly `width` digits (the caller checks the range), appended once.
-    private static func appendDigits(_ value: Int, _ width: Int, to out: inout [UInt8]) {
+    private static func appendDigits<Out: ByteSink & ~Copyable>(_ value: Int, _ width: Int, to out: inout Out) {
         appendFixed(width, to: &out) { CalendarDate.put(value, width, into: $0, at: 0) }
     }
 
     /// Appends `count` bytes that `write` fills in a buffer on the stack.
-    private static func appendFixed(_ count: Int, to out: inout [UInt8],
+    private static func appendFixed<Out: ByteSink & ~Copyable>(_ count: Int, to out: inout Out,
                                     _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { text in
             write(text)
-            out.append(contentsOf: text)
+            out.append(contentsOf: UnsafeRawBufferPointer(text))
         }
     }
 
@@ -558,7 +562,7 @@ public struct OccurrenceFormatter: Sendable {
         String(decoding: bytes(PackedListings(listings), as: .csv), as: UTF8.self)
     }
 
-    fileprivate func appendCSV(_ listing: PackedListing, to out: inout [UInt8]) {
+    fileprivate func appendCSV(_ listing: PackedListing, to out: inout ByteBuffer) {
         func cell(_ value: UnsafeRawBufferPointer?) {
             Self.appendCSVField(value, to: &out)
             out.append(UInt8(ascii: ","))
@@ -590,7 +594,7 @@ public struct OccurrenceFormatter: Sendable {
 
     /// A CSV cell: as it is, or quoted with its quotes doubled when it holds a comma, a quote,
     /// a line feed or a carriage return. Nil is an empty cell.
-    private static func appendCSVField(_ text: UnsafeRawBufferPointer?, to out: inout [UInt8]) {
+    private static func appendCSVField<Out: ByteSink & ~Copyable>(_ text: UnsafeRawBufferPointer?, to out: inout Out) {
         guard let text else { return }
         let quoted = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard quoted else { return out.append(contentsOf: text) }
@@ -621,17 +625,17 @@ public struct OccurrenceFormatter: Sendable {
         String(decoding: bytes(PackedListings(listings), as: .agenda(color: color)), as: UTF8.self)
     }
 
-    fileprivate func appendAgenda(_ listing: PackedListing, color: Bool, currentDay: inout CalendarDate?, to out: inout [UInt8]) {
+    fileprivate func appendAgenda(_ listing: PackedListing, color: Bool, currentDay: inout CalendarDate?, to out: inout ByteBuffer) {
         let startLocal = displayedLocal(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant)
         let endLocal = displayedLocal(local: listing.endLocal, form: listing.endForm, instant: listing.endInstant)
         if startLocal.date != currentDay {
             if currentDay != nil { out.append(0x0A) }
             currentDay = startLocal.date
-            if color { out.append(contentsOf: "\u{1B}[1m".utf8) }
-            out.append(contentsOf: Self.weekdayNames[startLocal.date.isoWeekday - 1].utf8)
+            if color { Self.append("\u{1B}[1m", to: &out) }
+            out.append(utf8: Self.weekdayNames[startLocal.date.isoWeekday - 1])
             out.append(UInt8(ascii: " "))
             Self.appendDate(startLocal.date, to: &out)
-            if color { out.append(contentsOf: "\u{1B}[0m".utf8) }
+            if color { Self.append("\u{1B}[0m", to: &out) }
             out.append(0x0A)
         }
         Self.append("  ", to: &out)
@@ -658,7 +662,7 @@ public struct OccurrenceFormatter: Sendable {
         }
         // The time column is ASCII: its width is its byte count.
         let width = out.count - whenStart
-        if width < 12 { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 12 - width)) }
+        for _ in width..<max(width, 12) { out.append(UInt8(ascii: " ")) }
         out.append(UInt8(ascii: " "))
         if let summary = listing.summary { Self.appendLine(summary, to: &out) } else { Self.append("(no title)", to: &out) }
         if let location = listing.location, !location.isEmpty {
@@ -687,15 +691,15 @@ public struct OccurrenceFormatter: Sendable {
 
     /// ``TerminalText/line(_:maximumLength:)`` of bytes: copied when nothing in them is
     /// shown escaped.
-    static func appendLine(_ text: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    static func appendLine<Out: ByteSink & ~Copyable>(_ text: UnsafeRawBufferPointer, to out: inout Out) {
         if needsTerminalEscape(text) {
-            out.append(contentsOf: TerminalText.line(PackedListing.string(text)).utf8)
+            out.append(utf8: TerminalText.line(PackedListing.string(text)))
         } else {
             out.append(contentsOf: text)
         }
     }
 
-    private static func appendClock(_ time: TimeOfDay, to out: inout [UInt8]) {
+    private static func appendClock<Out: ByteSink & ~Copyable>(_ time: TimeOfDay, to out: inout Out) {
         appendDigits(time.hour, 2, to: &out)
         out.append(UInt8(ascii: ":"))
         appendDigits(time.minute, 2, to: &out)

@@ -57,16 +57,28 @@ package struct PackedListings: Sendable {
                                          name: UnsafeRawBufferPointer,
                                          _ body: (PackedListing, _ base: UnsafeRawPointer) -> Result) -> Result? {
         let record = bytes.count
-        Self.integer(startInstant, to: &bytes)
-        Self.integer(endInstant, to: &bytes)
-        componentName.withUTF8Buffer { name in
-            Self.integer(UInt32(name.count), to: &bytes)
-            bytes.append(contentsOf: name)
+        // Two appends: the record's head, written in place on the stack, then the payload
+        // (an append of a few bytes costs more than the bytes).
+        let sourceCount = folder.count + 1 + name.count
+        componentName.withUTF8Buffer { component in
+            withUnsafeTemporaryAllocation(byteCount: 8 + 8 + 4 + component.count + 4 + sourceCount, alignment: 8) { head in
+                var at = head.baseAddress!
+                at.storeBytes(of: startInstant.littleEndian, as: Int64.self)
+                at.storeBytes(of: endInstant.littleEndian, toByteOffset: 8, as: Int64.self)
+                at.storeBytes(of: UInt32(component.count).littleEndian, toByteOffset: 16, as: UInt32.self)
+                at += 20
+                if let base = component.baseAddress { at.copyMemory(from: base, byteCount: component.count) }
+                at += component.count
+                at.storeBytes(of: UInt32(sourceCount).littleEndian, as: UInt32.self)
+                at += 4
+                if let base = folder.baseAddress { at.copyMemory(from: base, byteCount: folder.count) }
+                at += folder.count
+                at.storeBytes(of: UInt8(ascii: "/"), as: UInt8.self)
+                at += 1
+                if let base = name.baseAddress { at.copyMemory(from: base, byteCount: name.count) }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(head))
+            }
         }
-        Self.integer(UInt32(folder.count + 1 + name.count), to: &bytes)
-        bytes.append(contentsOf: folder)
-        bytes.append(UInt8(ascii: "/"))
-        bytes.append(contentsOf: name)
         bytes.append(contentsOf: payload)
         let result: Result? = bytes.withUnsafeBytes { buffer in
             guard let listing = PackedListing(buffer, at: record, end: buffer.count) else { return nil }
@@ -298,6 +310,21 @@ package struct PackedListing {
 
     package static func string(_ bytes: UnsafeRawBufferPointer) -> String {
         String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether bytes are all ASCII (looked at eight at a time).
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var index = 0
+        while index + 8 <= bytes.count {
+            if base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Reads integers and strings of a record.

@@ -568,7 +568,7 @@ extension StoreIndex {
             let uid = uidStart..<(uidStart + listing.uid.count)
             let name = (sourceStart + collectionBytes + 1)..<(sourceStart + source.count)
             let nameBytes = UnsafeRawBufferPointer(rebasing: source[(collectionBytes + 1)...])
-            let isASCII = !listing.uid.contains { $0 >= 0x80 } && !nameBytes.contains { $0 >= 0x80 }
+            let isASCII = PackedListing.isASCII(listing.uid) && PackedListing.isASCII(nameBytes)
             return Found(startInstant: listing.startInstant, endInstant: listing.endInstant,
                          recurrenceLocal: listing.recurrenceLocal, week: week, ordinal: ordinal,
                          record: record, uid: uid, name: name, collection: collection,

@@ -104,6 +104,12 @@ import Testing
             var line: [UInt8] = []
             Array(text.utf8).withUnsafeBytes { OccurrenceFormatter.appendLine($0, to: &line) }
             #expect(line == Array(TerminalText.line(text).utf8), "\(Array(text.unicodeScalars))")
+            // The same into the buffer a listing is gathered in (another specialisation),
+            // started nearly full so that it grows in the middle of the text.
+            var buffer = ByteBuffer(capacity: 16)
+            for _ in 0..<15 { buffer.append(UInt8(ascii: "x")) }
+            Array(text.utf8).withUnsafeBytes { OccurrenceFormatter.appendJSON($0, to: &buffer) }
+            buffer.withUnsafeBytes { #expect(Array($0) == Array(repeating: UInt8(ascii: "x"), count: 15) + out) }
         }
         for bytes: [UInt8] in [[0x22, 0xC3], [0xE2, 0x80], [0x41, 0x80, 0x22], [0xC2], [0xE2, 0x28, 0xA1, 0x5C], [0xFF, 0x0A]] {
             var out: [UInt8] = []
@@ -118,5 +124,30 @@ import Testing
         var null: [UInt8] = []
         OccurrenceFormatter.appendJSON(nil, to: &null)
         #expect(null == Array("null".utf8))
+    }
+
+    /// A listing is gathered in a ``ByteBuffer`` of 1 KB before it is appended; one of many
+    /// kilobytes (a long escaped summary, many conference links) grows it and comes out whole
+    /// in every format.
+    @Test func aListingLargerThanItsBufferIsWrittenWhole() throws {
+        let summary = String(repeating: "Répétition \"générale\"\u{1B} — ☕, ", count: 200)
+        let links = (0..<40).map { OccurrenceListing.ConferenceLink(label: "Room \($0)", uri: "https://example.org/room/\($0)") }
+        let start = LocalDateTime(year: 2026, month: 3, day: 2, hour: 9)!
+        let end = LocalDateTime(year: 2026, month: 3, day: 2, hour: 10)!
+        let listing = OccurrenceListing(
+            uid: "long@example.org", recurrenceIdentifier: nil, summary: summary, location: "Hall, \"B\"", status: "CONFIRMED",
+            componentName: "VEVENT", start: DateTime(start, zone: .utc), end: DateTime(end, zone: .utc),
+            startInstant: start.secondsSinceEpoch, endInstant: end.secondsSinceEpoch, startOffset: 0, endOffset: 0,
+            zoneName: "UTC", isAllDay: false, source: "long.ics", conferences: links)
+        let formatter = OccurrenceFormatter()
+        let json = String(decoding: formatter.bytes(PackedListings([listing, listing]), as: .json), as: UTF8.self)
+        #expect(json.utf8.count > 2 * 8000)
+        #expect(json.ranges(of: OccurrenceFormatter.jsonString(summary)).count == 2)
+        #expect(json.hasSuffix("\"uri\": \"https://example.org/room/39\"}]}\n]\n"))
+        let csv = String(decoding: formatter.bytes(PackedListings([listing]), as: .csv), as: UTF8.self)
+        #expect(csv.contains("\"" + summary.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""))
+        #expect(csv.hasSuffix((0..<40).map { "https://example.org/room/\($0)" }.joined(separator: " ") + "\r\n"))
+        let agenda = String(decoding: formatter.bytes(PackedListings([listing]), as: .agenda(color: false)), as: UTF8.self)
+        #expect(agenda.contains(TerminalText.line(summary)))
     }
 }
