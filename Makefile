@@ -26,8 +26,11 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
+# The flags of the shipped binary (scripts/release-flags.sh; the benchmarks use the same).
+RELEASE_FLAGS := $(shell . scripts/release-flags.sh && echo "$$ICAL_RELEASE_FLAGS")
+
 release: deps
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 
 test: deps
 	@sh scripts/deps.sh chromium python3

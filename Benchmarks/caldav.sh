@@ -36,7 +36,8 @@ PYTHON=${PYTHON:-python3}
 say() { printf '%s\n' "$*" >&2; }
 
 say "caldav: building ical (release)"
-"$SWIFT" build -c release --package-path "$top" --product ical >&2
+. "$top/scripts/release-flags.sh"
+"$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
 ICAL="$("$SWIFT" build -c release --package-path "$top" --show-bin-path)/ical"
 mkdir -p "$here/.build" "$here/work"
 RUN_TIMED="$here/.build/run-timed"

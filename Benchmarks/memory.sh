@@ -43,7 +43,8 @@ say() { printf '%s\n' "$*" >&2; }
 # MARK: Build
 
 say "memory: building ical (release) at the top, ical-generate here"
-"$SWIFT" build -c release --package-path "$top" --product ical >&2
+. "$top/scripts/release-flags.sh"
+"$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
 ICAL="$("$SWIFT" build -c release --package-path "$top" --show-bin-path)/ical"
 "$SWIFT" build -c release --package-path "$here" --product ical-generate >&2
 BIN=$("$SWIFT" build -c release --package-path "$here" --show-bin-path)

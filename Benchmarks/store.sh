@@ -64,8 +64,9 @@ say() { printf '%s\n' "$*" >&2; }
 # MARK: Build
 
 say "store: building ical and store-bench (release) at the top, ical-generate here"
-"$SWIFT" build -c release --package-path "$top" --product ical >&2
-"$SWIFT" build -c release --package-path "$top" --product store-bench >&2
+. "$top/scripts/release-flags.sh"
+"$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
+"$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product store-bench >&2
 TOPBIN=$("$SWIFT" build -c release --package-path "$top" --show-bin-path)
 ICAL="$TOPBIN/ical"
 STORE_BENCH="$TOPBIN/store-bench"
