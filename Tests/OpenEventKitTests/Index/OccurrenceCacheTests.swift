@@ -223,12 +223,17 @@ import Testing
     /// A file with two UIDs whose events start and end at the same instants (a series and
     /// a single event), so that only their UIDs tell the cache's listings apart.
     static func writeTwoUIDItem(_ folder: StoreFolder) throws {
-        try folder.write("work/two-uids.ics", """
-            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:two-b\nDTSTAMP:20260101T000000Z
-            DTSTART:20260302T120000Z\nDTEND:20260302T130000Z\nRRULE:FREQ=DAILY;COUNT=60\nSUMMARY:Second UID\nEND:VEVENT
-            BEGIN:VEVENT\nUID:two-a\nDTSTAMP:20260101T000000Z\nDTSTART:20260305T120000Z\nDTEND:20260305T130000Z
-            SUMMARY:First UID\nEND:VEVENT\nEND:VCALENDAR\n
-            """)
+        try folder.write("work/two-uids.ics", calendarText([
+            ["UID:two-b", "DTSTART:20260302T120000Z", "DTEND:20260302T130000Z", "RRULE:FREQ=DAILY;COUNT=60", "SUMMARY:Second UID"],
+            ["UID:two-a", "DTSTART:20260305T120000Z", "DTEND:20260305T130000Z", "SUMMARY:First UID"],
+        ]))
+    }
+
+    /// A VCALENDAR of VEVENTs, each given by its lines (a DTSTAMP is added).
+    static func calendarText(_ events: [[String]]) -> String {
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//tests//EN"]
+            + events.flatMap { ["BEGIN:VEVENT", "DTSTAMP:20260101T000000Z"] + $0 + ["END:VEVENT"] }
+            + ["END:VCALENDAR", ""]).joined(separator: "\n")
     }
 
     /// Every call of `events(matching:)` makes new `EKEvent` objects, whether from a pass over
@@ -239,20 +244,17 @@ import Testing
     @Test func eventsFromTheCacheAreIndependentObjects() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
-        try folder.write("home/series.ics", """
-            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:weekly\nDTSTAMP:20260101T000000Z
-            DTSTART:20260302T090000Z\nDTEND:20260302T100000Z\nRRULE:FREQ=WEEKLY;COUNT=5\nSUMMARY:Weekly\nEND:VEVENT
-            BEGIN:VEVENT\nUID:weekly\nDTSTAMP:20260101T000000Z\nRECURRENCE-ID:20260309T090000Z\nDTSTART:20260309T110000Z
-            DTEND:20260309T120000Z\nSUMMARY:Weekly moved\nEND:VEVENT\nEND:VCALENDAR\n
-            """)
-        try folder.write("home/single.ics", """
-            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:single\nDTSTAMP:20260101T000000Z
-            DTSTART:20260310T140000Z\nDTEND:20260310T150000Z\nSUMMARY:Single\nLOCATION:Here\nEND:VEVENT\nEND:VCALENDAR\n
-            """)
-        try folder.write("work/other.ics", """
-            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:other\nDTSTAMP:20260101T000000Z
-            DTSTART:20260304T080000Z\nDTEND:20260304T083000Z\nSUMMARY:Other\nEND:VEVENT\nEND:VCALENDAR\n
-            """)
+        try folder.write("home/series.ics", Self.calendarText([
+            ["UID:weekly", "DTSTART:20260302T090000Z", "DTEND:20260302T100000Z", "RRULE:FREQ=WEEKLY;COUNT=5", "SUMMARY:Weekly"],
+            ["UID:weekly", "RECURRENCE-ID:20260309T090000Z", "DTSTART:20260309T110000Z", "DTEND:20260309T120000Z",
+             "SUMMARY:Weekly moved"],
+        ]))
+        try folder.write("home/single.ics", Self.calendarText([
+            ["UID:single", "DTSTART:20260310T140000Z", "DTEND:20260310T150000Z", "SUMMARY:Single", "LOCATION:Here"],
+        ]))
+        try folder.write("work/other.ics", Self.calendarText([
+            ["UID:other", "DTSTART:20260304T080000Z", "DTEND:20260304T083000Z", "SUMMARY:Other"],
+        ]))
         let store = EKEventStore(backend: try FolderStore.open(at: folder.path),
                                  authority: FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess))
         let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
@@ -351,16 +353,12 @@ import Testing
     @Test func memoCompactsEventsOfEarlierWindows() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
-        try folder.write("home/weekly.ics", """
-            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:weekly\nDTSTAMP:20260101T000000Z
-            DTSTART:20260302T090000Z\nDTEND:20260302T100000Z\nRRULE:FREQ=WEEKLY;COUNT=20\nSUMMARY:Weekly\nEND:VEVENT
-            END:VCALENDAR\n
-            """)
-        try folder.write("work/daily.ics", """
-            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:daily\nDTSTAMP:20260101T000000Z
-            DTSTART:20260301T070000Z\nDURATION:PT30M\nRRULE:FREQ=DAILY;COUNT=90\nSUMMARY:Daily\nEND:VEVENT
-            END:VCALENDAR\n
-            """)
+        try folder.write("home/weekly.ics", Self.calendarText([
+            ["UID:weekly", "DTSTART:20260302T090000Z", "DTEND:20260302T100000Z", "RRULE:FREQ=WEEKLY;COUNT=20", "SUMMARY:Weekly"],
+        ]))
+        try folder.write("work/daily.ics", Self.calendarText([
+            ["UID:daily", "DTSTART:20260301T070000Z", "DURATION:PT30M", "RRULE:FREQ=DAILY;COUNT=90", "SUMMARY:Daily"],
+        ]))
         let store = try FolderStore.open(at: folder.path)
         var memo = OccurrenceMemo(generation: 1)
         let zoneKey = try #require(OccurrenceCache.key(for: FixedOffsetZone.utc))
