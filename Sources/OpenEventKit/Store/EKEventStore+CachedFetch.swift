@@ -466,13 +466,13 @@ struct CachedPass {
     /// the calendars asked for.
     mutating func replay(_ answer: OccurrenceMemo.Answer) -> Bool {
         while owners.count < memo.collections.count { owners.append(calendars[memo.collections[owners.count]]) }
-        let calendars = owners.map { $0 }
-        guard answer.events.allSatisfy({ Int($0.collection) < calendars.count && calendars[Int($0.collection)] != nil }) else {
+        let owned = owners
+        guard answer.events.allSatisfy({ Int($0.collection) < owned.count && owned[Int($0.collection)] != nil }) else {
             return false
         }
         events.reserveCapacity(answer.events.count)
         for (event, collection) in answer.events {
-            events.append(EKEvent(eventStore: store, fetched: memo.events[Int(event)], calendar: calendars[Int(collection)]))
+            events.append(EKEvent(eventStore: store, fetched: memo.events[Int(event)], calendar: owned[Int(collection)]))
         }
         return true
     }
