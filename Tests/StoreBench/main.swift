@@ -27,6 +27,11 @@
 //
 // A month query over an existing store through the index and through EKEventStore, with
 // where its time goes (QueryCase.swift; used by Benchmarks/store.sh).
+//
+//     store-bench events STORE MONTH [RUNS]
+//
+// `EKEventStore.events(matching:)` of the month alone, warm, in process, for profiling
+// (EventsCase.swift).
 
 import Foundation
 import ICalKit
@@ -223,8 +228,10 @@ do {
         try openCase(arguments[1], runs: arguments.count > 2 ? Int(arguments[2]) ?? 10 : 10)
     case ("query", 3...4):
         try queryCase(arguments[1], month: arguments[2], runs: arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5)
+    case ("events", 3...4):
+        try eventsCase(arguments[1], month: arguments[2], runs: arguments.count > 3 ? Int(arguments[3]) ?? 9 : 9)
     default:
-        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES] | store-bench open STORE [RUNS] | store-bench query STORE MONTH [RUNS]")
+        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES] | store-bench open STORE [RUNS] | store-bench query STORE MONTH [RUNS] | store-bench events STORE MONTH [RUNS]")
         exit(2)
     }
 } catch {

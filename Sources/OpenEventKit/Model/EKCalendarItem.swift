@@ -3,11 +3,80 @@ import ICalKit
 
 /// Where a saved item lives: its file, the identity of the bytes that were read, and the
 /// whole VCALENDAR the file holds (its time zones, its other components).
+///
+/// A value with one reference-counted box inside, copied on write: the events of one item
+/// (every occurrence a fetch returns) share their origin's storage, so making or freeing an
+/// event retains or releases one object instead of each of the origin's strings and arrays,
+/// and an event whose origin changes (a save, a refresh) gets a box of its own first.
 struct ItemOrigin {
-    var key: ItemKey
+    private final class Storage {
+        var key: ItemKey
+        var identity: FileIdentity?
+        var calendar: Component
+
+        init(key: ItemKey, identity: FileIdentity?, calendar: Component) {
+            self.key = key
+            self.identity = identity
+            self.calendar = calendar
+        }
+    }
+
+    private var storage: Storage
+
+    init(key: ItemKey, identity: FileIdentity?, calendar: Component) {
+        storage = Storage(key: key, identity: identity, calendar: calendar)
+    }
+
+    /// The item's file.
+    var key: ItemKey {
+        get { storage.key }
+        set { uniqueStorage().key = newValue }
+    }
+
     /// The identity read from disk; nil for a file that only exists in the pending batch.
-    var identity: FileIdentity?
-    var calendar: Component
+    var identity: FileIdentity? {
+        get { storage.identity }
+        set { uniqueStorage().identity = newValue }
+    }
+
+    /// The file's VCALENDAR.
+    var calendar: Component {
+        get { storage.calendar }
+        set { uniqueStorage().calendar = newValue }
+    }
+
+    /// The storage, copied first when another origin shares it.
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = Storage(key: storage.key, identity: storage.identity, calendar: storage.calendar)
+        }
+        return storage
+    }
+}
+
+/// What a calendar item stands for in the store: its component as fetched (or as last saved
+/// or reloaded), its file, and for an occurrence of a series its slot.
+///
+/// Immutable, so it is shared by reference: the events one fetch makes of the same occurrence
+/// (each call of ``EKEventStore/events(matching:)`` makes new ones) share the fetched state
+/// the store keeps for it, and making or freeing such an event retains or releases this one
+/// object. An item whose fetched state changes (a save, a reload) gets a new one; its local
+/// edits are its own (``EKCalendarItem/component``).
+final class FetchedItem {
+    let component: Component
+    let origin: ItemOrigin?
+    let slot: OccurrenceSlot?
+
+    init(component: Component, origin: ItemOrigin?, slot: OccurrenceSlot?) {
+        self.component = component
+        self.origin = origin
+        self.slot = slot
+    }
+
+    /// A copy with another component, origin or slot.
+    func with(component: Component? = nil, origin: ItemOrigin?? = .none, slot: OccurrenceSlot?? = .none) -> FetchedItem {
+        FetchedItem(component: component ?? self.component, origin: origin ?? self.origin, slot: slot ?? self.slot)
+    }
 }
 
 /// The abstract base of ``EKEvent`` and ``EKReminder``: what every calendar item has.
@@ -20,13 +89,39 @@ public class EKCalendarItem: EKObject {
     /// The store the item belongs to (package: EventKitUI checks that an event it is given
     /// belongs to the editor's store).
     package let eventStore: EKEventStore
+    /// What the item was fetched, saved or reloaded as (shared, immutable).
+    var fetched: FetchedItem
+    /// The working copy of the component once it was set or edited (nil: the fetched one).
+    private var edited: Component?
+
     /// The file the item was read from, nil for a new item.
-    var origin: ItemOrigin?
+    var origin: ItemOrigin? {
+        get { fetched.origin }
+        set { fetched = fetched.with(origin: .some(newValue)) }
+    }
+
     /// The working copy of the component, with local edits (package: the EventKitUI
     /// helpers pass a proposed event between processes as iCalendar text).
-    package var component: Component
-    /// The component as fetched or created, for `rollback()` and change detection.
-    var original: Component
+    package var component: Component {
+        _read {
+            if edited != nil { yield edited! } else { yield fetched.component }
+        }
+        _modify {
+            if edited == nil { edited = fetched.component }
+            yield &edited!
+        }
+    }
+
+    /// The component as fetched or created, for `rollback()` and change detection. Setting
+    /// it leaves the working copy as it is.
+    var original: Component {
+        get { fetched.component }
+        set {
+            if edited == nil { edited = fetched.component }
+            fetched = fetched.with(component: newValue)
+        }
+    }
+
     var assignedCalendar: EKCalendar?
     var originalCalendar: EKCalendar?
     /// The identifier a new item has until it is saved: made when first asked for (a fetched
@@ -34,7 +129,9 @@ public class EKCalendarItem: EKObject {
     private(set) lazy var creationIdentifier = Foundation.UUID().uuidString
     var alarmObjects: [EKAlarm]?
     var ruleObjects: [EKRecurrenceRule]?
-    private var cachedResolver: TimeZoneResolver?
+    /// The resolver of the item's time zones, once made (boxed: most items never need one,
+    /// and the box keeps the object small).
+    private var cachedResolver: ResolverBox?
     /// The zone set before the item had dates: new dates are written in it (nil: floating).
     var preferredTimeZone: TimeZone?? = .none
     /// Set when the item was removed from the store through this object.
@@ -42,11 +139,18 @@ public class EKCalendarItem: EKObject {
 
     init(eventStore: EKEventStore, component: Component, origin: ItemOrigin?, calendar: EKCalendar?) {
         self.eventStore = eventStore
-        self.component = component
-        self.original = component
-        self.origin = origin
+        self.fetched = FetchedItem(component: component, origin: origin, slot: nil)
         self.assignedCalendar = calendar
         self.originalCalendar = origin == nil ? nil : calendar
+        super.init()
+    }
+
+    /// An item for fetched state that others may share.
+    init(eventStore: EKEventStore, fetched: FetchedItem, calendar: EKCalendar?) {
+        self.eventStore = eventStore
+        self.fetched = fetched
+        self.assignedCalendar = calendar
+        self.originalCalendar = fetched.origin == nil ? nil : calendar
         super.init()
     }
 
@@ -124,10 +228,15 @@ public class EKCalendarItem: EKObject {
     // MARK: Time zone
 
     var resolver: TimeZoneResolver {
-        if let cachedResolver { return cachedResolver }
+        if let cachedResolver { return cachedResolver.resolver }
         let resolver = TimeZoneResolver.forItem(origin?.calendar)
-        cachedResolver = resolver
+        cachedResolver = ResolverBox(resolver: resolver)
         return resolver
+    }
+
+    private final class ResolverBox {
+        let resolver: TimeZoneResolver
+        init(resolver: TimeZoneResolver) { self.resolver = resolver }
     }
 
     func resetResolver() { cachedResolver = nil }

@@ -23,7 +23,10 @@ struct OccurrenceSlot {
 public class EKEvent: EKCalendarItem {
     /// The occurrence this object stands for, nil for a single event or a series' master
     /// (``EKEventStore/event(withIdentifier:)``).
-    var slot: OccurrenceSlot?
+    var slot: OccurrenceSlot? {
+        get { fetched.slot }
+        set { fetched = fetched.with(slot: .some(newValue)) }
+    }
 
     /// Creates a new event in the store. Set its calendar, title and dates, then save it.
     public init(eventStore: EKEventStore) {
@@ -33,8 +36,13 @@ public class EKEvent: EKCalendarItem {
     }
 
     init(eventStore: EKEventStore, component: Component, origin: ItemOrigin?, calendar: EKCalendar?, slot: OccurrenceSlot?) {
-        self.slot = slot
-        super.init(eventStore: eventStore, component: component, origin: origin, calendar: calendar)
+        super.init(eventStore: eventStore, fetched: FetchedItem(component: component, origin: origin, slot: slot), calendar: calendar)
+    }
+
+    /// An event for fetched state that others may share (the cached path of
+    /// ``EKEventStore/events(matching:)``).
+    override init(eventStore: EKEventStore, fetched: FetchedItem, calendar: EKCalendar?) {
+        super.init(eventStore: eventStore, fetched: fetched, calendar: calendar)
     }
 
     // MARK: Identity
