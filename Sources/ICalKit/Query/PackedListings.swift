@@ -49,13 +49,14 @@ package struct PackedListings: Sendable {
     }
 
     /// Appends a record from a stored payload and the columns stored beside it (the source is
-    /// `folder/name`), and returns what `body` makes of the record, read in place once; nil
-    /// (and nothing appended) when the payload is not exactly one that
-    /// ``appendPayload(_:recurrenceLocal:to:)`` wrote. `body`'s view is valid only inside it.
+    /// `folder/name`), and returns what `body` makes of the record's sort keys
+    /// (``PackedListing/keys(_:at:)``); nil (and nothing appended) when the payload is not
+    /// exactly one that ``appendPayload(_:recurrenceLocal:to:)`` wrote. `body`'s views are
+    /// valid only inside it.
     package mutating func append<Result>(payload: UnsafeRawBufferPointer, startInstant: Int64, endInstant: Int64,
                                          componentName: StaticString, folder: UnsafeRawBufferPointer,
                                          name: UnsafeRawBufferPointer,
-                                         _ body: (PackedListing, _ base: UnsafeRawPointer) -> Result) -> Result? {
+                                         _ body: (PackedListingKeys, _ base: UnsafeRawPointer) -> Result) -> Result? {
         let record = bytes.count
         // Two appends: the record's head, written in place on the stack, then the payload
         // (an append of a few bytes costs more than the bytes).
@@ -81,8 +82,8 @@ package struct PackedListings: Sendable {
         }
         bytes.append(contentsOf: payload)
         let result: Result? = bytes.withUnsafeBytes { buffer in
-            guard let listing = PackedListing(buffer, at: record, end: buffer.count) else { return nil }
-            return body(listing, buffer.baseAddress!)
+            guard let keys = PackedListing.keys(buffer, at: record) else { return nil }
+            return body(keys, buffer.baseAddress!)
         }
         if result != nil {
             offsets.append(record)
@@ -345,6 +346,86 @@ package struct PackedListing {
             guard position + Int(count) <= buffer.count else { return nil }
             defer { position += Int(count) }
             return .some(UnsafeRawBufferPointer(rebasing: buffer[position..<(position + Int(count))]))
+        }
+    }
+}
+
+/// What sorting a packed record needs (see ``PackedListing/keys(_:at:)``): its instants, its
+/// RECURRENCE-ID's local time, its UID and its source, views into the buffer.
+package struct PackedListingKeys {
+    package var startInstant: Int64
+    package var endInstant: Int64
+    package var recurrenceLocal: Int64
+    package var uid: UnsafeRawBufferPointer
+    package var source: UnsafeRawBufferPointer?
+}
+
+extension PackedListing {
+    /// The sort keys of the record from `offset` to the end of `buffer`, or nil when those
+    /// bytes are not exactly one record: the checks of ``init(_:at:end:)`` with the end at the
+    /// buffer's end, without a view of every field. (A store's month is tens of thousands of
+    /// records, each checked once when read and read whole once when written.)
+    package static func keys(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> PackedListingKeys? {
+        guard let base = buffer.baseAddress, offset >= 0 else { return nil }
+        var walker = Walker(base: base, end: buffer.count, position: offset)
+        let startInstant = walker.integer(Int64.self), endInstant = walker.integer(Int64.self)
+        let component = walker.text(), source = walker.text()
+        guard walker.integer(UInt8.self) == PackedListings.payloadVersion else { return nil }
+        let recurrenceLocal = walker.integer(Int64.self)
+        walker.skip(8 + 8 + 1 + 1)
+        let flags = walker.integer(UInt8.self)
+        if flags & 2 != 0 { walker.skip(4) }
+        if flags & 4 != 0 { walker.skip(4) }
+        let uid = walker.text()
+        for _ in 0..<7 { _ = walker.text() }   // RECURRENCE-ID, summary, location, status, zones, zone name
+        let links = walker.integer(UInt8.self)
+        for _ in 0..<links {
+            _ = walker.text()
+            if walker.text().count < 0 { return nil }   // a link's URI is never missing
+        }
+        guard !walker.failed, walker.position == buffer.count, component.count >= 0, uid.count >= 0 else { return nil }
+        return PackedListingKeys(
+            startInstant: startInstant, endInstant: endInstant, recurrenceLocal: recurrenceLocal,
+            uid: UnsafeRawBufferPointer(start: base + uid.start, count: uid.count),
+            source: source.count < 0 ? nil : UnsafeRawBufferPointer(start: base + source.start, count: source.count))
+    }
+
+    /// Reads a record's integers and string bounds with plain arithmetic; `failed` once the
+    /// record ends first (then every read gives zeros).
+    private struct Walker {
+        let base: UnsafeRawPointer
+        let end: Int
+        var position: Int
+        var failed = false
+
+        @inline(__always)
+        mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T {
+            guard !failed, end - position >= MemoryLayout<T>.size else {
+                failed = true
+                return 0
+            }
+            defer { position += MemoryLayout<T>.size }
+            return T(littleEndian: base.loadUnaligned(fromByteOffset: position, as: T.self))
+        }
+
+        @inline(__always)
+        mutating func skip(_ count: Int) {
+            guard !failed, end - position >= count else {
+                failed = true
+                return
+            }
+            position += count
+        }
+
+        /// A string's start and byte count (count -1: none).
+        @inline(__always)
+        mutating func text() -> (start: Int, count: Int) {
+            let count = integer(UInt32.self)
+            if failed { return (0, 0) }
+            if count == UInt32.max { return (0, -1) }
+            let start = position
+            skip(Int(count))
+            return (start, Int(count))
         }
     }
 }

@@ -552,13 +552,13 @@ extension StoreIndex {
             var folder = key.collection
             let collection = folder.withUTF8 { collectionIndex(UnsafeRawBufferPointer($0)) }
             found.append(packed.bytes.withUnsafeBytes { bytes in
-                Self.found(PackedListing(bytes, at: record)!, record: record, base: bytes.baseAddress!, collection: collection,
+                Self.found(PackedListing.keys(bytes, at: record)!, record: record, base: bytes.baseAddress!, collection: collection,
                            collectionBytes: folder.utf8.count, ordinal: ordinal, week: Int64.min)
             })
         }
 
         /// The sort keys of the packed record at `record` (`base`: the start of the packed bytes).
-        private static func found(_ listing: PackedListing, record: Int, base: UnsafeRawPointer, collection: Int,
+        private static func found(_ listing: PackedListingKeys, record: Int, base: UnsafeRawPointer, collection: Int,
                                   collectionBytes: Int, ordinal: Int, week: Int64) -> Found {
             // Views into the buffer: their addresses less the buffer's are their offsets.
             let uidStart = listing.uid.baseAddress! - base

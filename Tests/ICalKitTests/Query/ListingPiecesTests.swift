@@ -126,6 +126,68 @@ import Testing
         #expect(null == Array("null".utf8))
     }
 
+    /// ``PackedListing/keys(_:at:)`` checks a stored record as the full reader does and reads
+    /// the same keys: every record of the listings, then each cut short or with a byte
+    /// changed (random, seeded), must be accepted by both or by neither.
+    @Test func recordKeysAreTheFullReadersKeys() {
+        var generator = OccurrenceStreamTests.Random(state: 15)
+        var accepted = 0, refused = 0
+        Self.listings.bytes.withUnsafeBytes { all in
+            let ends = Array(Self.listings.offsets.dropFirst()) + [all.count]
+            for (offset, end) in zip(Self.listings.offsets, ends) {
+                var record = Array(all[offset..<end])
+                func compare() {
+                    record.withUnsafeBytes { bytes in
+                        let full = PackedListing(bytes, at: 0, end: bytes.count)
+                        let keys = PackedListing.keys(bytes, at: 0)
+                        guard let full, let keys else {
+                            if (full == nil) != (keys == nil) { #expect(Bool(false), "one reader accepts \(record)") }
+                            return refused += 1
+                        }
+                        accepted += 1
+                        let same = keys.startInstant == full.startInstant && keys.endInstant == full.endInstant
+                            && keys.recurrenceLocal == full.recurrenceLocal
+                            && keys.uid.baseAddress == full.uid.baseAddress && keys.uid.count == full.uid.count
+                            && keys.source?.baseAddress == full.source?.baseAddress && keys.source?.count == full.source?.count
+                        if !same { #expect(Bool(false), "other keys in \(record)") }
+                    }
+                }
+                compare()
+                let whole = record
+                // The strings that must not be missing (component name, UID, a link's URI),
+                // written as missing: refused by both.
+                var required: [[UInt8]] = []
+                whole.withUnsafeBytes { bytes in
+                    guard let full = PackedListing(bytes, at: 0, end: bytes.count) else { return }
+                    func missing(_ view: UnsafeRawBufferPointer) -> [UInt8] {
+                        let start = view.baseAddress! - bytes.baseAddress!
+                        return Array(bytes[..<(start - 4)]) + [0xFF, 0xFF, 0xFF, 0xFF] + Array(bytes[(start + view.count)...])
+                    }
+                    required = [missing(full.componentName), missing(full.uid)]
+                    var firstLink = true
+                    full.forEachLink { _, uri in
+                        if firstLink { required.append(missing(uri)) }
+                        firstLink = false
+                    }
+                }
+                for bytes in required {
+                    record = bytes
+                    compare()
+                }
+                for _ in 0..<3 {
+                    record = Array(whole.prefix(generator.int(0...(whole.count - 1))))
+                    compare()
+                    record = whole
+                    record[generator.int(0...(whole.count - 1))] = UInt8(truncatingIfNeeded: generator.next())
+                    compare()
+                    record = whole + [UInt8(truncatingIfNeeded: generator.next())]
+                    compare()
+                }
+            }
+        }
+        #expect(accepted > 900 && refused > 2000)
+    }
+
     /// A listing is gathered in a ``ByteBuffer`` of 1 KB before it is appended; one of many
     /// kilobytes (a long escaped summary, many conference links) grows it and comes out whole
     /// in every format.
