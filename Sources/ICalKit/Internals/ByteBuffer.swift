@@ -80,9 +80,6 @@ package struct ByteBuffer: ~Copyable, ByteSink {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
-    /// Forgets the bytes written, keeping the memory.
-    package mutating func removeAll() { count = 0 }
-
     /// Moves to a block with room for `extra` more bytes (at least twice the size).
     private mutating func grow(toHold extra: Int) {
         let newCapacity = max(capacity * 2, count + extra)
