@@ -6,6 +6,7 @@
 #   make deps         install libical-dev, libsqlite3-dev, libcurl4-openssl-dev, tzdata and pkg-config when missing (apt-get, retried once)
 #                     (make test also installs chromium and python3, for the printable view's browser test)
 #   make build        debug build
+#   make release      the shipped ical: release, Swift runtime linked in (scripts/release-flags.sh)
 #   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
 #   make fuzz         libFuzzer over the reader and writer (FUZZ_SECONDS, default 600)
 #   make conformance  differential recurrence tests against Python and Foundation (needs PyPI)
