@@ -228,57 +228,59 @@ package struct PackedListing {
     /// exactly there).
     package init?(_ buffer: UnsafeRawBufferPointer, at offset: Int, end: Int? = nil) {
         self.init()
-        var cursor = Cursor(buffer: buffer, position: offset)
-        guard let start = cursor.integer(Int64.self), let stop = cursor.integer(Int64.self),
-              let component = cursor.text(), let component, let source = cursor.text() else { return nil }
-        startInstant = start
-        endInstant = stop
-        componentName = component
-        self.source = source
-        guard readPayload(&cursor), end.map({ $0 == cursor.position }) ?? true else { return nil }
+        guard let base = buffer.baseAddress, offset >= 0 else { return nil }
+        var walker = Walker(base: base, end: buffer.count, position: offset)
+        startInstant = walker.integer(Int64.self)
+        endInstant = walker.integer(Int64.self)
+        let component = walker.text(), source = walker.text()
+        guard readPayload(&walker), component.count >= 0, end.map({ $0 == walker.position }) ?? true else { return nil }
+        componentName = walker.view(component)!
+        self.source = walker.view(source)
     }
 
-    /// Reads the payload's fields at the cursor; false when they are not whole.
-    private mutating func readPayload(_ cursor: inout Cursor) -> Bool {
-        guard cursor.integer(UInt8.self) == PackedListings.payloadVersion, let recurrenceLocal = cursor.integer(Int64.self),
-              let startLocal = cursor.integer(Int64.self), let endLocal = cursor.integer(Int64.self),
-              let startForm = cursor.integer(UInt8.self), let endForm = cursor.integer(UInt8.self),
-              let flags = cursor.integer(UInt8.self) else { return false }
-        self.recurrenceLocal = recurrenceLocal
-        self.startLocal = startLocal
-        self.endLocal = endLocal
-        self.startForm = startForm
-        self.endForm = endForm
+    /// Reads the payload's fields at the walker; false when they are not whole.
+    private mutating func readPayload(_ walker: inout Walker) -> Bool {
+        guard walker.integer(UInt8.self) == PackedListings.payloadVersion else { return false }
+        recurrenceLocal = walker.integer(Int64.self)
+        startLocal = walker.integer(Int64.self)
+        endLocal = walker.integer(Int64.self)
+        startForm = walker.integer(UInt8.self)
+        endForm = walker.integer(UInt8.self)
+        let flags = walker.integer(UInt8.self)
         isAllDay = flags & 1 != 0
-        if flags & 2 != 0 { guard let value = cursor.integer(Int32.self) else { return false }; startOffset = Int(value) }
-        if flags & 4 != 0 { guard let value = cursor.integer(Int32.self) else { return false }; endOffset = Int(value) }
-        guard let uid = cursor.text(), let uid, let recurrenceIdentifier = cursor.text(), let summary = cursor.text(),
-              let location = cursor.text(), let status = cursor.text(), let startZone = cursor.text(),
-              let endZone = cursor.text(), let zoneName = cursor.text(), let linkCount = cursor.integer(UInt8.self) else { return false }
-        self.uid = uid
-        self.recurrenceIdentifier = recurrenceIdentifier
-        self.summary = summary
-        self.location = location
-        self.status = status
-        self.startZone = startZone
-        self.endZone = endZone
-        self.zoneName = zoneName
-        let linksStart = cursor.position
-        for _ in 0..<Int(linkCount) {
+        if flags & 2 != 0 { startOffset = Int(walker.integer(Int32.self)) }
+        if flags & 4 != 0 { endOffset = Int(walker.integer(Int32.self)) }
+        let uid = walker.text(), recurrenceIdentifier = walker.text(), summary = walker.text(), location = walker.text(),
+            status = walker.text(), startZone = walker.text(), endZone = walker.text(), zoneName = walker.text()
+        let linkCount = walker.integer(UInt8.self)
+        let linksStart = walker.position
+        for _ in 0..<linkCount {
             // A link's URI is never missing.
-            guard cursor.text() != nil, let uri = cursor.text(), uri != nil else { return false }
+            _ = walker.text()
+            if walker.text().count < 0 { return false }
         }
-        links = UnsafeRawBufferPointer(rebasing: cursor.buffer[linksStart..<cursor.position])
+        guard !walker.failed, uid.count >= 0 else { return false }
+        self.uid = walker.view(uid)!
+        self.recurrenceIdentifier = walker.view(recurrenceIdentifier)
+        self.summary = walker.view(summary)
+        self.location = walker.view(location)
+        self.status = walker.view(status)
+        self.startZone = walker.view(startZone)
+        self.endZone = walker.view(endZone)
+        self.zoneName = walker.view(zoneName)
+        links = UnsafeRawBufferPointer(start: walker.base + linksStart, count: walker.position - linksStart)
         self.linkCount = Int(linkCount)
         return true
     }
 
     /// The conference links: label (nil when none) and URI.
     package func forEachLink(_ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer) -> Void) {
-        var cursor = Cursor(buffer: links, position: 0)
+        guard let base = links.baseAddress else { return }
+        var walker = Walker(base: base, end: links.count, position: 0)
         for _ in 0..<linkCount {
-            guard let label = cursor.text(), let uri = cursor.text(), let uri else { return }
-            body(label, uri)
+            let label = walker.text(), uri = walker.text()
+            guard !walker.failed, let uri = walker.view(uri) else { return }
+            body(walker.view(label), uri)
         }
     }
 
@@ -328,26 +330,6 @@ package struct PackedListing {
         return true
     }
 
-    /// Reads integers and strings of a record.
-    private struct Cursor {
-        let buffer: UnsafeRawBufferPointer
-        var position: Int
-
-        mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
-            guard position + MemoryLayout<T>.size <= buffer.count else { return nil }
-            defer { position += MemoryLayout<T>.size }
-            return T(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: T.self))
-        }
-
-        /// A string: nil when the record ends first, `.some(nil)` for none.
-        mutating func text() -> UnsafeRawBufferPointer?? {
-            guard let count = integer(UInt32.self) else { return nil }
-            if count == UInt32.max { return .some(nil) }
-            guard position + Int(count) <= buffer.count else { return nil }
-            defer { position += Int(count) }
-            return .some(UnsafeRawBufferPointer(rebasing: buffer[position..<(position + Int(count))]))
-        }
-    }
 }
 
 /// What sorting a packed record needs (see ``PackedListing/keys(_:at:)``): its instants, its
@@ -386,13 +368,13 @@ extension PackedListing {
         guard !walker.failed, walker.position == buffer.count, component.count >= 0, uid.count >= 0 else { return nil }
         return PackedListingKeys(
             startInstant: startInstant, endInstant: endInstant, recurrenceLocal: recurrenceLocal,
-            uid: UnsafeRawBufferPointer(start: base + uid.start, count: uid.count),
-            source: source.count < 0 ? nil : UnsafeRawBufferPointer(start: base + source.start, count: source.count))
+            uid: walker.view(uid)!, source: walker.view(source))
     }
 
-    /// Reads a record's integers and string bounds with plain arithmetic; `failed` once the
-    /// record ends first (then every read gives zeros).
-    private struct Walker {
+    /// Reads a record's integers and string bounds with plain arithmetic (the full reader and
+    /// ``keys(_:at:)`` both walk with it); `failed` once the record ends first (then every
+    /// read gives zeros).
+    fileprivate struct Walker {
         let base: UnsafeRawPointer
         let end: Int
         var position: Int
@@ -426,6 +408,11 @@ extension PackedListing {
             let start = position
             skip(Int(count))
             return (start, Int(count))
+        }
+
+        /// The bytes of a string ``text()`` found (nil: none).
+        func view(_ text: (start: Int, count: Int)) -> UnsafeRawBufferPointer? {
+            text.count < 0 ? nil : UnsafeRawBufferPointer(start: base + text.start, count: text.count)
         }
     }
 }
