@@ -89,17 +89,20 @@ struct OccurrenceInputs: ParsableArguments {
     }
 
     /// ``listings(in:kinds:zone:includingCancelled:readingToDos:gate:)`` packed, without the
-    /// calendars' colours: what `ical query` writes as text, JSON or CSV.
-    func packedListings(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
-                        readingToDos: Bool, gate: PathGate) throws -> (listings: PackedListings, diagnostics: [Diagnostic]) {
+    /// calendars' colours (what `ical query` writes as text, JSON or CSV); or for the store
+    /// the same occurrences as the index's rendered weeks in `rendering`'s style when it has
+    /// or can make them (see ``EKEventStore/occurrenceAnswer(in:calendars:kinds:floatingZone:includingCancelled:rendering:)``).
+    func listingAnswer(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
+                       readingToDos: Bool, gate: PathGate,
+                       rendering: EKEventStore.OccurrenceRendering) throws -> (answer: EKEventStore.OccurrenceAnswer, diagnostics: [Diagnostic]) {
         if readsStore {
             return try withReadableStore(readingToDos: readingToDos) { store, calendars in
-                store.occurrencePackedListings(in: window.start..<window.end, calendars: calendars, kinds: kinds,
-                                               floatingZone: zone, includingCancelled: includingCancelled)
+                store.occurrenceAnswer(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
+                                       includingCancelled: includingCancelled, rendering: rendering)
             }
         }
         let result = try fileMatches(in: window, kinds: kinds, zone: zone, includingCancelled: includingCancelled, gate: gate)
-        return (PackedListings(result.matches.map(OccurrenceListing.init)), result.diagnostics)
+        return (.listings(PackedListings(result.matches.map(OccurrenceListing.init))), result.diagnostics)
     }
 
     /// The occurrences in a window with whole components, from the files or the store.

@@ -75,6 +75,9 @@ package struct ByteBuffer: ~Copyable, ByteSink {
         count += bytes.count
     }
 
+    /// Forgets the bytes written, keeping the memory.
+    package mutating func removeAll() { count = 0 }
+
     /// Calls `body` with the bytes written (valid only inside it).
     package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: count))

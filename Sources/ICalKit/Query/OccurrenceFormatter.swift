@@ -155,20 +155,32 @@ public struct OccurrenceFormatter: Sendable {
             // Gathered in a buffer of its own and appended at once: the formats write a
             // listing in some forty small pieces.
             var piece = ByteBuffer(capacity: 1024)
+            let day = formatter.appendEntry(listing, format: format, jsonParts: jsonParts, to: &piece)
+            piece.withUnsafeBytes { append(entry: $0, day: day, to: &out) }
+        }
+
+        /// Appends one listing's entry (``OccurrenceFormatter/appendEntry(_:format:jsonParts:to:)``,
+        /// made now or earlier), with what goes between it and the one before: JSON's comma,
+        /// the agenda's heading when `day` (the entry's day) is a new one.
+        package mutating func append(entry: UnsafeRawBufferPointer, day: CalendarDate?, to out: inout [UInt8]) {
             switch format {
             case .json:
-                if count > 0 { piece.append(UInt8(ascii: ",")) }
-                if let parts = jsonParts {
-                    formatter.appendJSON(listing, parts: parts, to: &piece)
-                } else {
-                    formatter.appendJSON(listing, to: &piece)
-                }
+                if count > 0 { out.append(UInt8(ascii: ",")) }
             case .csv:
-                formatter.appendCSV(listing, to: &piece)
+                break
             case .agenda(let color):
-                formatter.appendAgenda(listing, color: color, currentDay: &currentDay, to: &piece)
+                if let day, day != currentDay {
+                    if currentDay != nil { out.append(0x0A) }
+                    currentDay = day
+                    if color { OccurrenceFormatter.append("\u{1B}[1m", to: &out) }
+                    out.append(utf8: OccurrenceFormatter.weekdayNames[day.isoWeekday - 1])
+                    out.append(UInt8(ascii: " "))
+                    OccurrenceFormatter.appendDate(day, to: &out)
+                    if color { OccurrenceFormatter.append("\u{1B}[0m", to: &out) }
+                    out.append(0x0A)
+                }
             }
-            piece.withUnsafeBytes { out.append(contentsOf: $0) }
+            out.append(contentsOf: entry)
             count += 1
         }
 
@@ -218,6 +230,29 @@ public struct OccurrenceFormatter: Sendable {
         }
     }
 
+    /// Appends a listing's entry in a format: what ``ListingWriter`` writes for it less what
+    /// depends on the entries before it (JSON's comma, the agenda's day heading), so that an
+    /// entry can be made once and written by many queries (the store's rendered weeks).
+    /// Returns the agenda's day of the entry (nil in the other formats). `jsonParts`: the
+    /// listing's template's parts, when it has them.
+    package func appendEntry(_ listing: PackedListing, format: ListingFormat, jsonParts: JSONParts? = nil,
+                             to out: inout ByteBuffer) -> CalendarDate? {
+        switch format {
+        case .json:
+            if let jsonParts {
+                appendJSON(listing, parts: jsonParts, to: &out)
+            } else {
+                appendJSON(listing, to: &out)
+            }
+            return nil
+        case .csv:
+            appendCSV(listing, to: &out)
+            return nil
+        case .agenda:
+            return appendAgenda(listing, to: &out)
+        }
+    }
+
     fileprivate func appendJSON(_ listing: PackedListing, to out: inout ByteBuffer) {
         Self.appendJSONHead(listing, to: &out)
         Self.appendJSON(listing.recurrenceIdentifier, to: &out)
@@ -232,7 +267,7 @@ public struct OccurrenceFormatter: Sendable {
     /// is these parts with the match's RECURRENCE-ID, times and zone between them, in the
     /// order ``appendJSON(_:to:)`` writes it. (A class: a match's writer holds it with one
     /// retain.)
-    final class JSONParts {
+    package final class JSONParts {
         /// From the object's start to the RECURRENCE-ID's value.
         let head: [UInt8]
         /// From the summary to the start's value.
@@ -625,19 +660,10 @@ public struct OccurrenceFormatter: Sendable {
         String(decoding: bytes(PackedListings(listings), as: .agenda(color: color)), as: UTF8.self)
     }
 
-    fileprivate func appendAgenda(_ listing: PackedListing, color: Bool, currentDay: inout CalendarDate?, to out: inout ByteBuffer) {
+    /// Appends a listing's agenda line (its day's heading is the writer's) and returns its day.
+    fileprivate func appendAgenda(_ listing: PackedListing, to out: inout ByteBuffer) -> CalendarDate {
         let startLocal = displayedLocal(local: listing.startLocal, form: listing.startForm, instant: listing.startInstant)
         let endLocal = displayedLocal(local: listing.endLocal, form: listing.endForm, instant: listing.endInstant)
-        if startLocal.date != currentDay {
-            if currentDay != nil { out.append(0x0A) }
-            currentDay = startLocal.date
-            if color { Self.append("\u{1B}[1m", to: &out) }
-            out.append(utf8: Self.weekdayNames[startLocal.date.isoWeekday - 1])
-            out.append(UInt8(ascii: " "))
-            Self.appendDate(startLocal.date, to: &out)
-            if color { Self.append("\u{1B}[0m", to: &out) }
-            out.append(0x0A)
-        }
         Self.append("  ", to: &out)
         let whenStart = out.count
         if listing.isAllDay {
@@ -687,6 +713,7 @@ public struct OccurrenceFormatter: Sendable {
             out.append(UInt8(ascii: ")"))
         }
         out.append(0x0A)
+        return startLocal.date
     }
 
     /// ``TerminalText/line(_:maximumLength:)`` of bytes: copied when nothing in them is

@@ -33,10 +33,11 @@ import GRDB
 /// | `occurrence` | per cached week and floating zone, every occurrence of every item intersecting the week, as an ``OccurrenceListing`` (its instants in columns, the rest in one `listing` blob, see `ListingPayload`) plus its item, kind and order in its item; clustered by zone, week and start, so a window's rows are read in order from neighbouring pages |
 /// | `note` | the read and time-zone diagnostics of items read for the cache (only items that have some) |
 /// | `uncached` | per cached week and floating zone, the items a query reads itself (an expansion that stopped at its budget, or mixed component kinds) |
+/// | `rendering` | per cached week, floating zone and output style, the week's listings written ahead (a ``RenderedWeek``), valid for the `generation` they were written in (see ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:)``) |
 enum IndexSchema {
     /// The format version, kept in `PRAGMA user_version`. A file with another version is
     /// deleted and rebuilt.
-    static let formatVersion: Int32 = 2
+    static let formatVersion: Int32 = 3
     /// `PRAGMA application_id`: "OEKI". A SQLite file of another program is rebuilt.
     static let applicationIdentifier: Int32 = 0x4F45_4B49
 
@@ -131,6 +132,16 @@ enum IndexSchema {
             ) WITHOUT ROWID
             """),
         ("index", "uncached_item", "CREATE INDEX uncached_item ON uncached (collection, name)"),
+        ("table", "rendering", """
+            CREATE TABLE rendering (
+                zone TEXT NOT NULL,
+                style TEXT NOT NULL,
+                week INTEGER NOT NULL,
+                generation INTEGER NOT NULL,
+                bytes BLOB NOT NULL,
+                PRIMARY KEY (zone, style, week)
+            ) WITHOUT ROWID
+            """),
     ]
 
     /// The statement that creates the index `item_span`, as ``objects`` has it (a first build

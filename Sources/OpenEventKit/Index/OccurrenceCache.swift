@@ -144,7 +144,7 @@ enum OccurrenceCache {
 
     /// Drops every cached row and records the current fingerprint.
     static func clear(_ db: Database, store: FolderStore) throws {
-        for table in ["week", "occurrence", "note", "uncached"] { try db.execute(sql: "DELETE FROM \(table)") }
+        for table in ["week", "occurrence", "note", "uncached", "rendering"] { try db.execute(sql: "DELETE FROM \(table)") }
         try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('cache', ?)", arguments: [fingerprint(store: store)])
     }
 
@@ -372,8 +372,42 @@ extension StoreIndex {
               window.count <= OccurrenceCache.longestCachedWindow,
               window.lowerBound >= -62_135_596_800, window.upperBound <= 253_402_300_800 else { return nil }
         let weeks = OccurrenceCache.weeks(window)
+        guard let filledWeeks = try fillMissingWeeks(weeks, zoneKey: zoneKey, zone: floatingZone) else { return nil }
+        var result = try withDatabase { queue in
+            try queue.read { db in
+                try self.read(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections, kinds: kinds)
+            }
+        }
+        // Items each query expands itself.
+        if !result.uncached.isEmpty {
+            var direct: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic], listings: [(OccurrenceListing, Int64, Int)])] = []
+            for key in result.uncached {
+                guard let read = try? store.readItem(in: key.collection, name: key.name) else { continue }
+                guard let item = read.item else {
+                    direct.append((key, read.diagnostics, [], []))
+                    continue
+                }
+                let query = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: kinds)
+                    .run([OccurrenceQuery.Source(calendar: item.calendar, name: key.description)])
+                direct.append((key, read.diagnostics, query.diagnostics,
+                               query.matches.enumerated().map { (OccurrenceListing($0.element), $0.element.occurrence.recurrenceIdentifier.local.secondsSinceEpoch, $0.offset) }))
+            }
+            for entry in direct {
+                result.notes.append((entry.key, entry.read, entry.query))
+                for (listing, recurrenceLocal, ordinal) in entry.listings {
+                    result.append(listing, key: entry.key, ordinal: ordinal, recurrenceLocal: recurrenceLocal)
+                }
+            }
+        }
+        return CachedPackedListings(listings: result.sortedListings(), diagnostics: result.diagnostics(),
+                                    filledWeeks: filledWeeks)
+    }
+
+    /// Fills the weeks of a window that are not cached yet for a floating zone: the number
+    /// of weeks filled, or nil when the index changed while they were computed (their rows
+    /// may be stale, and were not stored).
+    func fillMissingWeeks(_ weeks: ClosedRange<Int64>, zoneKey: String, zone floatingZone: any TimeZoneRules) throws(StoreError) -> Int? {
         let store = self.store
-        // Fill the missing weeks.
         var cache = try withDatabase { queue in try queue.read { db in try OccurrenceCache.State.read(db, store: store) } }
         if cache.isStale {
             try withDatabase { queue in
@@ -412,34 +446,7 @@ extension StoreIndex {
             }
             guard stored else { return nil }
         }
-        var result = try withDatabase { queue in
-            try queue.read { db in
-                try self.read(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections, kinds: kinds)
-            }
-        }
-        // Items each query expands itself.
-        if !result.uncached.isEmpty {
-            var direct: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic], listings: [(OccurrenceListing, Int64, Int)])] = []
-            for key in result.uncached {
-                guard let read = try? store.readItem(in: key.collection, name: key.name) else { continue }
-                guard let item = read.item else {
-                    direct.append((key, read.diagnostics, [], []))
-                    continue
-                }
-                let query = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: kinds)
-                    .run([OccurrenceQuery.Source(calendar: item.calendar, name: key.description)])
-                direct.append((key, read.diagnostics, query.diagnostics,
-                               query.matches.enumerated().map { (OccurrenceListing($0.element), $0.element.occurrence.recurrenceIdentifier.local.secondsSinceEpoch, $0.offset) }))
-            }
-            for entry in direct {
-                result.notes.append((entry.key, entry.read, entry.query))
-                for (listing, recurrenceLocal, ordinal) in entry.listings {
-                    result.append(listing, key: entry.key, ordinal: ordinal, recurrenceLocal: recurrenceLocal)
-                }
-            }
-        }
-        return CachedPackedListings(listings: result.sortedListings(), diagnostics: result.diagnostics(),
-                                    filledWeeks: missing.count)
+        return missing.count
     }
 
     /// Computes the rows of runs of weeks: the candidates of each run, each read once and
@@ -474,7 +481,7 @@ extension StoreIndex {
 
     /// One occurrence read from the cache (or expanded now): its record in the packed
     /// listings and its sort keys.
-    fileprivate struct Found {
+    struct Found {
         var startInstant: Int64
         var endInstant: Int64
         var recurrenceLocal: Int64
@@ -494,7 +501,7 @@ extension StoreIndex {
     }
 
     /// What the cache's tables hold for a window.
-    fileprivate struct ReadResult {
+    struct ReadResult {
         var packed = PackedListings()
         var found: [Found] = []
         var notes: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic])] = []
@@ -645,9 +652,10 @@ extension StoreIndex {
         }
     }
 
-    /// Reads a window's rows, notes and uncached items.
-    private func read(_ db: Database, window: Range<Int64>, weeks: ClosedRange<Int64>, zoneKey: String,
-                      collections: Set<String>, kinds: Set<ComponentKind>) throws -> ReadResult {
+    /// Reads a window's rows (of `collections`, nil for all), and unless `rowsOnly` its
+    /// notes and uncached items.
+    func read(_ db: Database, window: Range<Int64>, weeks: ClosedRange<Int64>, zoneKey: String,
+              collections: Set<String>?, kinds: Set<ComponentKind>, rowsOnly: Bool = false) throws -> ReadResult {
         var result = ReadResult()
         let mask = ItemKinds(kinds).rawValue
         let statement = try db.cachedStatement(sql: """
@@ -677,7 +685,7 @@ extension StoreIndex {
             }
             let collection = result.collectionIndex(UnsafeRawBufferPointer(start: sqlite3_column_text(handle, 0),
                                                                           count: Int(sqlite3_column_bytes(handle, 0))))
-            if collection == allowed.count { allowed.append(collections.contains(result.collections[collection])) }
+            if collection == allowed.count { allowed.append(collections?.contains(result.collections[collection]) ?? true) }
             guard allowed[collection] else { continue }
             let name = UnsafeRawBufferPointer(start: sqlite3_column_text(handle, 1), count: Int(sqlite3_column_bytes(handle, 1)))
             let payload = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 6), count: Int(sqlite3_column_bytes(handle, 6)))
@@ -689,38 +697,62 @@ extension StoreIndex {
                 throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "an occurrence row of the index cannot be read")
             }
         }
+        guard !rowsOnly else { return result }
         // The candidates' diagnostics, and the items to expand now.
-        func isCandidate(_ row: Row, from column: Int) -> Bool {
-            let itemKinds: Int64 = row[column], state: Int64 = row[column + 1]
-            if state == IndexSchema.broken { return true }
-            guard itemKinds & mask != 0 else { return false }
-            if state == IndexSchema.undated { return true }
-            let firstStart: Int64? = row[column + 2], lastEnd: Int64? = row[column + 3]
-            guard let firstStart, firstStart < window.upperBound else { return false }
-            return lastEnd.map { $0 >= window.lowerBound } ?? true
-        }
+        let uncached = try uncachedCandidates(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections, kinds: kinds)
+        result.uncached = uncached
+        result.notes = try notes(db, window: window, collections: collections, kinds: kinds, except: Set(uncached))
+        return result
+    }
+
+    /// Whether an `item` row (its kinds, state, first start and last end from `column` on)
+    /// is a candidate of a window for kinds (``ItemKinds`` bits).
+    private static func isCandidate(_ row: Row, from column: Int, window: Range<Int64>, mask: Int64) -> Bool {
+        let itemKinds: Int64 = row[column], state: Int64 = row[column + 1]
+        if state == IndexSchema.broken { return true }
+        guard itemKinds & mask != 0 else { return false }
+        if state == IndexSchema.undated { return true }
+        let firstStart: Int64? = row[column + 2], lastEnd: Int64? = row[column + 3]
+        guard let firstStart, firstStart < window.upperBound else { return false }
+        return lastEnd.map { $0 >= window.lowerBound } ?? true
+    }
+
+    /// The items of a window's weeks that each query expands itself (``OccurrenceCache``'s
+    /// `uncached`), among the window's candidates of `collections` (nil: all) and kinds.
+    func uncachedCandidates(_ db: Database, window: Range<Int64>, weeks: ClosedRange<Int64>, zoneKey: String,
+                            collections: Set<String>?, kinds: Set<ComponentKind>) throws -> [ItemKey] {
+        let mask = ItemKinds(kinds).rawValue
         // CROSS JOIN: SQLite keeps the small table outside (it might otherwise scan `item`).
         let uncached = try Row.fetchAll(db, sql: """
             SELECT DISTINCT u.collection, u.name, i.kinds, i.state, i.firstStart, i.lastEnd
             FROM uncached u CROSS JOIN item i ON i.collection = u.collection AND i.name = u.name
             WHERE u.zone = ? AND u.week BETWEEN ? AND ?
             """, arguments: [zoneKey, weeks.lowerBound, weeks.upperBound])
-        var direct = Set<ItemKey>()
-        for row in uncached where collections.contains(row[0]) && isCandidate(row, from: 2) {
+        var direct = Set<ItemKey>(), keys: [ItemKey] = []
+        for row in uncached where collections?.contains(row[0]) ?? true && Self.isCandidate(row, from: 2, window: window, mask: mask) {
             let key = ItemKey(collection: row[0], name: row[1])
-            if direct.insert(key).inserted { result.uncached.append(key) }
+            if direct.insert(key).inserted { keys.append(key) }
         }
+        return keys
+    }
+
+    /// The diagnostics kept for the window's candidates of `collections` (nil: all) and kinds,
+    /// except those of the items in `direct` (which a query reads itself).
+    func notes(_ db: Database, window: Range<Int64>, collections: Set<String>?, kinds: Set<ComponentKind>,
+               except direct: Set<ItemKey>) throws -> [(key: ItemKey, read: [Diagnostic], query: [Diagnostic])] {
+        let mask = ItemKinds(kinds).rawValue
+        var notes: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic])] = []
         let decoder = JSONDecoder()
         for row in try Row.fetchAll(db, sql: """
             SELECT n.collection, n.name, n.readDiagnostics, n.zoneDiagnostics, i.kinds, i.state, i.firstStart, i.lastEnd
             FROM note n CROSS JOIN item i ON i.collection = n.collection AND i.name = n.name
-            """) where collections.contains(row[0]) && isCandidate(row, from: 4) {
+            """) where collections?.contains(row[0]) ?? true && Self.isCandidate(row, from: 4, window: window, mask: mask) {
             let key = ItemKey(collection: row[0], name: row[1])
             guard !direct.contains(key) else { continue }
             let read = try decoder.decode([Diagnostic].self, from: Data((row[2] as String).utf8))
             let zones = try decoder.decode([Diagnostic].self, from: Data((row[3] as String).utf8))
-            result.notes.append((key, read, zones))
+            notes.append((key, read, zones))
         }
-        return result
+        return notes
     }
 }

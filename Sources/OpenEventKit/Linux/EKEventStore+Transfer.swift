@@ -198,14 +198,55 @@ extension EKEventStore {
                                           kinds: Set<ComponentKind> = [.event, .todo, .journal],
                                           floatingZone: any TimeZoneRules,
                                           includingCancelled: Bool = false) -> (listings: PackedListings, diagnostics: [Diagnostic]) {
+        let answer = occurrenceAnswer(in: window, calendars: calendars, kinds: kinds, floatingZone: floatingZone,
+                                      includingCancelled: includingCancelled, rendering: nil)
+        guard case .listings(let listings) = answer.answer else { preconditionFailure("rendered without a rendering") }
+        return (listings, answer.diagnostics)
+    }
+
+    /// How ``occurrenceAnswer(in:calendars:kinds:floatingZone:includingCancelled:rendering:)``
+    /// answered.
+    package enum OccurrenceAnswer: Sendable {
+        /// The query index's rendered weeks (``RenderedWeeks``), in the rendering's style.
+        case rendered(RenderedWeeks)
+        /// The listings (``PackedListings``), as ``occurrencePackedListings(in:calendars:kinds:floatingZone:includingCancelled:)``
+        /// returns them.
+        case listings(PackedListings)
+    }
+
+    /// A rendering of listings for the query index's rendered weeks: its style (what the
+    /// bytes depend on besides the floating zone) and how one week's listings are written.
+    package struct OccurrenceRendering {
+        package var style: String
+        package var render: (PackedListings) -> [UInt8]
+
+        package init(style: String, render: @escaping (PackedListings) -> [UInt8]) {
+            self.style = style
+            self.render = render
+        }
+    }
+
+    /// ``occurrencePackedListings(in:calendars:kinds:floatingZone:includingCancelled:)``, or with
+    /// a `rendering` the same occurrences as rendered weeks when the query index has or can
+    /// make them (see ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:)``):
+    /// a repeated query then copies each week's bytes. The same access rules and diagnostics.
+    package func occurrenceAnswer(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
+                                  kinds: Set<ComponentKind> = [.event, .todo, .journal],
+                                  floatingZone: any TimeZoneRules, includingCancelled: Bool = false,
+                                  rendering: OccurrenceRendering?) -> (answer: OccurrenceAnswer, diagnostics: [Diagnostic]) {
         let (collections, effectiveKinds) = readableCollections(calendars: calendars, kinds: kinds)
         return lock.withLock {
             state.diagnostics = []
             if !includingCancelled, usesIndex, state.items.isEmpty, !effectiveKinds.isEmpty, let index = currentIndex() {
                 do throws(StoreError) {
+                    if let rendering, let rendered = try index.renderedWeeks(window: window, collections: Set(collections),
+                                                                             kinds: effectiveKinds, floatingZone: floatingZone,
+                                                                             style: rendering.style, render: rendering.render) {
+                        return (.rendered(rendered.weeks), state.diagnostics + rendered.diagnostics)
+                    }
                     if let cached = try index.cachedPackedListings(window: window, collections: Set(collections),
                                                                    kinds: effectiveKinds, floatingZone: floatingZone) {
-                        return (cached.listings, state.diagnostics + cached.diagnostics)
+                        return (.listings(cached.listings), state.diagnostics + cached.diagnostics)
                     }
                 } catch {
                     state.diagnostics.append(Diagnostic(.warning, .io, line: 0, file: StoreIndex.path(for: index.store),
@@ -214,7 +255,7 @@ extension EKEventStore {
             }
             let result = matches(in: window, collections: collections, kinds: effectiveKinds, floatingZone: floatingZone,
                                  includingCancelled: includingCancelled)
-            return (PackedListings(result.matches.map(OccurrenceListing.init)), result.diagnostics)
+            return (.listings(PackedListings(result.matches.map(OccurrenceListing.init))), result.diagnostics)
         }
     }
 

@@ -159,18 +159,29 @@ extension ICal {
             } else {
                 // Listings: the store's occurrence cache answers most windows without reading items.
                 // Written from packed listings: no String for each field of each occurrence.
-                var (listings, diagnostics) = try source.packedListings(in: window, kinds: kinds, zone: zone,
-                                                                        includingCancelled: includeCancelled,
-                                                                        readingToDos: component.contains(.VTODO), gate: gate)
-                diagnostics.forEach { printError($0.description) }
-                if let limit, listings.count > limit { listings.offsets = Array(listings.offsets.prefix(limit)) }
                 let listingFormat: OccurrenceFormatter.ListingFormat = format == .json ? .json : format == .csv ? .csv
                     : .agenda(color: output.output == "-" && isatty(1) == 1)
+                // A repeated store query copies the weeks the index rendered in this format.
+                let rendering = EKEventStore.OccurrenceRendering(style: formatter.renderingStyle(listingFormat)) { listings in
+                    RenderedWeek.render(listings, formatter: formatter, format: listingFormat)
+                }
+                let (answer, diagnostics) = try source.listingAnswer(in: window, kinds: kinds, zone: zone,
+                                                                     includingCancelled: includeCancelled,
+                                                                     readingToDos: component.contains(.VTODO), gate: gate,
+                                                                     rendering: rendering)
+                diagnostics.forEach { printError($0.description) }
                 // Written in pieces as it is formatted (a file still all at once, at the end).
                 try FileIOBridge.write(to: output.output) { descriptor, reported throws(ICalError) in
-                    try formatter.write(listings, as: listingFormat) { (piece: inout [UInt8]) throws(ICalError) in
+                    let flush = { (piece: inout [UInt8]) throws(ICalError) in
                         try FileIO.writeAll(piece, to: descriptor, path: reported)
                         piece.removeAll(keepingCapacity: true)
+                    }
+                    switch answer {
+                    case .rendered(let weeks):
+                        try formatter.write(weeks, as: listingFormat, limit: limit, flush)
+                    case .listings(var listings):
+                        if let limit, listings.count > limit { listings.offsets = Array(listings.offsets.prefix(limit)) }
+                        try formatter.write(listings, as: listingFormat, flush)
                     }
                 }
             }

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import ICalKit
+import Testing
+@testable import OpenEventKit
+
+/// The rendered weeks' promise: for every window, kind filter, collection subset, floating
+/// zone, format, display zone and limit, the bytes written from them are exactly the bytes
+/// written from the occurrence cache's listings (which `OccurrenceCacheTests` holds to a
+/// query over the candidates), with the same diagnostics, when the week is rendered, when it
+/// is read back, and after items change.
+@Suite struct RenderingCacheTests {
+    static let formats: [OccurrenceFormatter.ListingFormat] = [.json, .csv, .agenda(color: false), .agenda(color: true)]
+
+    /// The bytes of rendered weeks, written whole.
+    static func bytes(_ weeks: RenderedWeeks, formatter: OccurrenceFormatter, format: OccurrenceFormatter.ListingFormat,
+                      limit: Int? = nil) -> [UInt8] {
+        var all: [UInt8] = []
+        formatter.write(weeks, as: format, limit: limit, flushingAt: 4096) { (out: inout [UInt8]) in
+            all += out
+            out.removeAll()
+        }
+        return all
+    }
+
+    /// The rendered answer for a window, and what the listings' path writes for it.
+    static func compare(_ index: StoreIndex, window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
+                        zone: any TimeZoneRules, display: Bool, format: OccurrenceFormatter.ListingFormat,
+                        limit: Int? = nil) throws -> (rendered: RenderedAnswer, same: Bool, diagnosticsSame: Bool, listings: Int) {
+        let formatter = OccurrenceFormatter(displayZone: display ? zone : nil)
+        let answer = try #require(try index.renderedWeeks(window: window, collections: collections, kinds: kinds, floatingZone: zone,
+                                                          style: formatter.renderingStyle(format)) { listings in
+            RenderedWeek.render(listings, formatter: formatter, format: format)
+        })
+        var listings = try #require(try index.cachedPackedListings(window: window, collections: collections, kinds: kinds,
+                                                                   floatingZone: zone))
+        if let limit, listings.listings.count > limit { listings.listings.offsets = Array(listings.listings.offsets.prefix(limit)) }
+        let expected = formatter.bytes(listings.listings, as: format)
+        let got = bytes(answer.weeks, formatter: formatter, format: format, limit: limit)
+        return (answer, got == expected, answer.diagnostics.map(\.description) == listings.diagnostics.map(\.description),
+                listings.listings.count)
+    }
+
+    @Test(arguments: [UInt64(0x4E4D), 0x5EED_4E4D])
+    func renderedWeeksWriteWhatTheListingsWrite(seed: UInt64) throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        var generator = RandomItemGenerator(seed: seed)
+        for index in 0..<160 {
+            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", generator.item(index))
+        }
+        // Diagnostics kept per item: an unknown zone, a broken file.
+        try folder.write("work/unknown-zone.ics", """
+            BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:unknown-zone\nDTSTAMP:20260101T000000Z
+            DTSTART;TZID=Mars/Olympus_Mons:20260305T090000\nDURATION:PT2H\nRRULE:FREQ=DAILY;COUNT=400\nSUMMARY:Somewhere
+            END:VEVENT\nEND:VCALENDAR\n
+            """)
+        try folder.write("home/broken.ics", "BEGIN:VCALENDAR\nthis is not iCalendar\n")
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+
+        var random = SeededGenerator(state: seed ^ 0x7E11)
+        let earliest = LocalDateTime(year: 2022, month: 6, day: 1)!.secondsSinceEpoch / 3600
+        let latest = LocalDateTime(year: 2029, month: 1, day: 1)!.secondsSinceEpoch / 3600
+        let lengths: [Int64] = [1, 24, 24 * 7, 24 * 31, 24 * 100]
+        var windows: [(Range<Int64>, Set<ComponentKind>, Set<String>, Int?)] = []
+        for trial in 0..<12 {
+            let start = trial % 3 == 0
+                ? LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch + Int64(trial) * 86_400
+                : Int64.random(in: earliest...latest, using: &random) * 3600
+            let window = start..<(start + lengths[trial % lengths.count] * 3600)
+            let kinds: Set<ComponentKind> = trial % 5 == 1 ? [.todo] : (trial % 5 == 3 ? [.event] : [.event, .todo, .journal])
+            let collections: Set<String> = trial % 4 == 2 ? ["work"] : ["home", "work"]
+            windows.append((window, kinds, collections, trial % 6 == 5 ? 7 : nil))
+        }
+        var compared = 0, listed = 0, notesSeen = false
+        for zoneName in ["UTC", "Pacific/Kiritimati", "America/New_York"] {
+            let zone = try #require(IANATimeZone(named: zoneName))
+            for (number, (window, kinds, collections, limit)) in windows.enumerated() {
+                let format = Self.formats[number % Self.formats.count]
+                let display = number % 2 == 0
+                for round in 0..<2 {
+                    let result = try Self.compare(index, window: window, collections: collections, kinds: kinds, zone: zone,
+                                                  display: display, format: format, limit: limit)
+                    let same = result.same, diagnosticsSame = result.diagnosticsSame, rendered = result.rendered.renderedWeeks
+                    #expect(same, "window \(window) in \(zoneName), \(format), display \(display), round \(round)")
+                    #expect(diagnosticsSame, "window \(window) in \(zoneName), round \(round)")
+                    if round == 1 { #expect(rendered == 0, "a repeated window copies the stored weeks") }
+                    notesSeen = notesSeen || result.rendered.diagnostics.contains { $0.description.contains("Mars/Olympus_Mons") }
+                    listed += result.listings
+                    compared += 1
+                }
+            }
+        }
+        #expect(listed > 100)
+        #expect(notesSeen, "the unknown zone's diagnostic is among the results")
+        print("rendering cache seed \(seed): \(compared) comparisons, \(listed) listings")
+
+        // Items change: the generation changes, and each week is rendered again.
+        var editor = RandomItemGenerator(seed: seed ^ 0xED17)
+        for index in stride(from: 0, to: 160, by: 9) {
+            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", editor.item(index + 1000))
+        }
+        try FileManager.default.removeItem(atPath: folder.path + "/work/item-1.ics")
+        try folder.write("home/added.ics", editor.item(5000))
+        #expect(try index.refresh().changed > 0)
+        let zone = try #require(IANATimeZone(named: "America/New_York"))
+        for (number, (window, kinds, collections, limit)) in windows.enumerated() {
+            let format = Self.formats[number % Self.formats.count]
+            let result = try Self.compare(index, window: window, collections: collections, kinds: kinds, zone: zone,
+                                          display: number % 2 == 0, format: format, limit: limit)
+            let same = result.same, diagnosticsSame = result.diagnosticsSame
+            #expect(same, "after edits: window \(window), \(format)")
+            #expect(diagnosticsSame, "after edits: window \(window)")
+        }
+        // Only the current generation's renderings are kept.
+        let generations = try DatabaseQueue(path: index.path).read { db in
+            try Int64.fetchAll(db, sql: "SELECT DISTINCT generation FROM rendering")
+        }
+        #expect(generations.count == 1)
+    }
+
+    /// A window's items of which each query expands some itself (mixed component kinds): no
+    /// rendered answer, the listings answer.
+    @Test func windowsWithItemsExpandedPerQueryAreNotRendered() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try OccurrenceCacheTests.writeSpecialItems(folder)
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
+        let formatter = OccurrenceFormatter()
+        func rendered(_ window: Range<Int64>) throws -> RenderedAnswer? {
+            try index.renderedWeeks(window: window, collections: ["home", "work"], kinds: [.event, .todo],
+                                    floatingZone: FixedOffsetZone.utc, style: formatter.renderingStyle(.json)) { listings in
+                RenderedWeek.render(listings, formatter: formatter, format: .json)
+            }
+        }
+        let month = try rendered(march..<(march + 31 * 86_400)) == nil, day = try rendered(march..<(march + 86_400)) != nil
+        #expect(month, "the mixed item recurs in March")
+        #expect(day, "it starts on the 10th")
+        #expect(try index.renderedWeeks(window: march..<(march + 366 * 86_400), collections: ["home"], kinds: [.event],
+                                        floatingZone: FixedOffsetZone.utc, style: "json") { _ in [] } == nil,
+                "longer than 100 days")
+    }
+
+    /// A stored rendering that cannot be read, or rendered for another layout, is rendered
+    /// again; one made by another program is dropped when this one stores its own.
+    @Test func damagedOrForeignRenderingsAreRenderedAgain() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        var generator = RandomItemGenerator(seed: 0xDA7A)
+        for index in 0..<40 { try folder.write("home/item-\(index).ics", generator.item(index)) }
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
+        let window = march..<(march + 31 * 86_400)
+        let zone = try #require(IANATimeZone(named: "Europe/Berlin"))
+        let first = try Self.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal], zone: zone,
+                                     display: true, format: .json)
+        let firstSame = first.same, firstRendered = first.rendered.renderedWeeks
+        #expect(firstSame && firstRendered > 0)
+        let database = try DatabaseQueue(path: index.path)
+        try database.write { db in
+            try db.execute(sql: "UPDATE rendering SET bytes = substr(bytes, 1, length(bytes) - 1) WHERE week = (SELECT min(week) FROM rendering)")
+            try db.execute(sql: "UPDATE rendering SET bytes = x'09' || substr(bytes, 2) WHERE week = (SELECT max(week) FROM rendering)")
+            try db.execute(sql: "INSERT INTO rendering SELECT zone, replace(style, '; program ', '; program other '), week, generation, bytes FROM rendering")
+        }
+        let again = try Self.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal], zone: zone,
+                                     display: true, format: .json)
+        let againSame = again.same, againRendered = again.rendered.renderedWeeks
+        #expect(againSame)
+        #expect(againRendered == 2, "the cut and the wrong-version week")
+        let foreign = try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM rendering WHERE style LIKE '%program other%'")
+        }
+        #expect(foreign == 0)
+        let third = try Self.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal], zone: zone,
+                                     display: true, format: .json)
+        let thirdSame = third.same, thirdRendered = third.rendered.renderedWeeks
+        #expect(thirdSame && thirdRendered == 0)
+        try database.close()
+    }
+}
