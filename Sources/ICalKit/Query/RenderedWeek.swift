@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One week's listings written ahead in one output format: the query index's rendered weeks.
 ///
 /// A warm store query used to read each occurrence's row and write it in its format, about
@@ -17,11 +25,11 @@
 package struct RenderedWeek: Sendable {
     /// The layout version, first byte of every rendered week.
     package static let version: UInt8 = 1
-    /// The bytes of an entry's head: instants, day, kind, collection, length.
-    static let headSize = 8 + 8 + 4 + 1 + 2 + 4
 
-    /// The rendered bytes.
-    package let bytes: [UInt8]
+    /// The memory the bytes are in (shared by the weeks of one read).
+    private let storage: RenderedStorage
+    /// The rendered bytes: `count` bytes of the storage from `offset`.
+    private let offset: Int, byteCount: Int
     /// The collections' names, by their number in the entries.
     package let collections: [String]
     /// Where the first entry's head starts.
@@ -29,10 +37,20 @@ package struct RenderedWeek: Sendable {
     /// The number of entries.
     package let count: Int
 
-    /// A rendered week read from its bytes, or nil when they are not a whole rendered week of
+    /// A rendered week read from bytes, or nil when they are not a whole rendered week of
     /// this version (every length, collection number and kind checked).
     package init?(validating bytes: [UInt8]) {
-        let parsed: (collections: [String], entriesStart: Int, count: Int)? = bytes.withUnsafeBytes { buffer in
+        let storage = RenderedStorage(capacity: bytes.count)
+        bytes.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(storage.base), byteCount: $0.count) }
+        self.init(validating: storage, offset: 0, count: bytes.count)
+    }
+
+    /// A rendered week read from `count` bytes of a storage from `offset`, or nil as
+    /// ``init(validating:)-([UInt8])``.
+    package init?(validating storage: RenderedStorage, offset: Int, count byteCount: Int) {
+        guard offset >= 0, byteCount >= 0, offset <= storage.capacity - byteCount else { return nil }
+        let buffer = UnsafeRawBufferPointer(start: storage.base + offset, count: byteCount)
+        let parsed: (collections: [String], entriesStart: Int, count: Int)? = {
             var reader = Reader(buffer: buffer)
             guard reader.integer(UInt8.self) == Self.version, let collectionCount = reader.integer(UInt16.self) else { return nil }
             var collections: [String] = []
@@ -50,9 +68,11 @@ package struct RenderedWeek: Sendable {
             }
             guard reader.position == buffer.count else { return nil }
             return (collections, entriesStart, Int(count))
-        }
+        }()
         guard let parsed else { return nil }
-        self.bytes = bytes
+        self.storage = storage
+        self.offset = offset
+        self.byteCount = byteCount
         self.collections = parsed.collections
         self.entriesStart = parsed.entriesStart
         self.count = parsed.count
@@ -121,8 +141,8 @@ package struct RenderedWeek: Sendable {
 
     /// Calls `body` with every entry in order, until it returns false.
     package func forEach(_ body: (Entry) -> Bool) {
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
+        withExtendedLifetime(storage) {
+            let base = UnsafeRawPointer(storage.base + offset)
             var position = entriesStart
             for _ in 0..<count {
                 // Validated by init(validating:).
@@ -142,7 +162,7 @@ package struct RenderedWeek: Sendable {
         }
     }
 
-    private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+    fileprivate static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
     }
 
@@ -163,6 +183,50 @@ package struct RenderedWeek: Sendable {
             defer { position += count }
             return UnsafeRawBufferPointer(rebasing: buffer[position..<(position + count)])
         }
+    }
+}
+
+/// Memory for rendered weeks read from the query index: one block for all the weeks of a
+/// read, freed with the last week that uses it. A large block is asked to be backed by huge
+/// pages (where the system does so on request), so that filling it takes a few page faults
+/// rather than one per 4 KiB: a month of a large store is megabytes.
+package final class RenderedStorage: @unchecked Sendable {
+    /// The start of the block (written only while it is being filled, before any week reads it).
+    package let base: UnsafeMutableRawPointer
+    /// Its size in bytes.
+    package let capacity: Int
+    /// The mapping when the block was mapped (size), else 0 and `base` is from malloc.
+    private let mapped: Int
+
+    /// A block of `capacity` bytes (contents undefined).
+    package init(capacity: Int) {
+        self.capacity = capacity
+        let huge = 2 << 20
+        if capacity >= huge {
+            // Mapped with room to start on a 2 MiB boundary, the unused ends given back.
+            let length = (capacity + huge - 1) / huge * huge
+            if let mapping = mmap(nil, length + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+               mapping != UnsafeMutableRawPointer(bitPattern: -1) {
+                let address = UInt(bitPattern: mapping)
+                let aligned = (address + UInt(huge) - 1) / UInt(huge) * UInt(huge)
+                let head = Int(aligned - address), tail = huge - head
+                if head > 0 { munmap(mapping, head) }
+                if tail > 0 { munmap(UnsafeMutableRawPointer(bitPattern: aligned + UInt(length))!, tail) }
+                let start = UnsafeMutableRawPointer(bitPattern: aligned)!
+                #if os(Linux)
+                _ = madvise(start, length, MADV_HUGEPAGE)
+                #endif
+                base = start
+                mapped = length
+                return
+            }
+        }
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+        mapped = 0
+    }
+
+    deinit {
+        if mapped > 0 { munmap(base, mapped) } else { base.deallocate() }
     }
 }
 

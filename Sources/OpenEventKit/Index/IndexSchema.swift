@@ -138,10 +138,10 @@ enum IndexSchema {
                 style TEXT NOT NULL,
                 week INTEGER NOT NULL,
                 generation INTEGER NOT NULL,
-                bytes BLOB NOT NULL,
-                PRIMARY KEY (zone, style, week)
-            ) WITHOUT ROWID
+                bytes BLOB NOT NULL
+            )
             """),
+        ("index", "rendering_week", "CREATE UNIQUE INDEX rendering_week ON rendering (zone, style, week)"),
     ]
 
     /// The statement that creates the index `item_span`, as ``objects`` has it (a first build

@@ -66,25 +66,36 @@ extension StoreIndex {
                 guard try uncachedCandidates(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections,
                                              kinds: kinds).isEmpty else { return nil }
                 var snapshot = Snapshot(generation: try OccurrenceCache.generation(db))
+                // The stored weeks' bytes are read into one block: with SQLite's incremental
+                // blob reads, straight from the database's pages (a rowid table for that),
+                // rather than copied from SQLite's own buffer of each value.
+                var found: [(rowid: Int64, week: Int64, offset: Int, count: Int)] = []
+                var total = 0
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT rowid, week, length(bytes) FROM rendering
+                    WHERE zone = ? AND style = ? AND generation = ? AND week BETWEEN ? AND ?
+                    """, arguments: [zoneKey, style, snapshot.generation, weeks.lowerBound, weeks.upperBound]) {
+                    let count: Int = row[2]
+                    found.append((row[0], row[1], total, count))
+                    total += count
+                }
                 var stored: [Int64: RenderedWeek] = [:]
-                let statement = try db.cachedStatement(sql: """
-                    SELECT week, bytes FROM rendering WHERE zone = ? AND style = ? AND generation = ? AND week BETWEEN ? AND ?
-                    """)
-                try statement.setArguments([zoneKey, style, snapshot.generation, weeks.lowerBound, weeks.upperBound])
-                // Read with SQLite's own calls: the bytes are copied once, from SQLite's page
-                // buffers into the array.
-                let handle = statement.sqliteStatement
-                defer { sqlite3_reset(handle) }
-                while true {
-                    let step = sqlite3_step(handle)
-                    if step == SQLITE_DONE { break }
-                    guard step == SQLITE_ROW else {
-                        throw DatabaseError(resultCode: ResultCode(rawValue: step), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+                if !found.isEmpty {
+                    let storage = RenderedStorage(capacity: total)
+                    for entry in found {
+                        var blob: OpaquePointer?
+                        guard sqlite3_blob_open(db.sqliteConnection, "main", "rendering", "bytes", entry.rowid, 0, &blob) == SQLITE_OK else {
+                            sqlite3_blob_close(blob)
+                            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a rendering of the index cannot be read")
+                        }
+                        let read = sqlite3_blob_bytes(blob) == Int32(entry.count)
+                            && sqlite3_blob_read(blob, storage.base + entry.offset, Int32(entry.count), 0) == SQLITE_OK
+                        sqlite3_blob_close(blob)
+                        // A rendering that cannot be read is rendered again.
+                        if read, let week = RenderedWeek(validating: storage, offset: entry.offset, count: entry.count) {
+                            stored[entry.week] = week
+                        }
                     }
-                    let count = Int(sqlite3_column_bytes(handle, 1))
-                    let bytes = [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: count))
-                    // A rendering that cannot be read is rendered again.
-                    if let week = RenderedWeek(validating: bytes) { stored[sqlite3_column_int64(handle, 0)] = week }
                 }
                 for week in weeks {
                     if let known = stored[week] {
