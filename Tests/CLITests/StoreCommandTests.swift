@@ -265,5 +265,18 @@ import ICalKit
         #expect(output.stdout.contains("SUMMARY:Edited in place"))
         output = try store.run(["query", "--at", "2026-12"])
         #expect(output.stdout.components(separatedBy: "\n").filter { $0.contains("Violin") }.count == 3)
+        #expect(output.stdout.contains("Edited in place"))
+
+        // Text and CSV come from weeks rendered before the edit in each format: the edit
+        // made them stale, and they are rendered again.
+        for format in ["text", "csv"] {
+            let before = try store.run(["query", "--at", "2026-12", "--format", format])
+            try Data(event("Edited again").utf8).write(to: URL(fileURLWithPath: item))
+            let after = try store.run(["query", "--at", "2026-12", "--format", format])
+            #expect(before.stdout.contains("Edited in place") && !before.stdout.contains("Edited again"), "\(format)")
+            #expect(after.stdout.contains("Edited again") && !after.stdout.contains("Edited in place"), "\(format)")
+            #expect(after.stdout == before.stdout.replacingOccurrences(of: "Edited in place", with: "Edited again"), "\(format)")
+            try Data(event("Edited in place").utf8).write(to: URL(fileURLWithPath: item))
+        }
     }
 }

@@ -23,10 +23,12 @@ import Testing
         return all
     }
 
-    /// The rendered answer for a window, and what the listings' path writes for it.
+    /// The rendered answer for a window, and whether its bytes and diagnostics are those the
+    /// occurrence cache's listings give (and, with `general`, those of a query over the
+    /// candidates, the path without any cache).
     static func compare(_ index: StoreIndex, window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
                         zone: any TimeZoneRules, display: Bool, format: OccurrenceFormatter.ListingFormat,
-                        limit: Int? = nil) throws -> (rendered: RenderedAnswer, same: Bool, diagnosticsSame: Bool, listings: Int) {
+                        limit: Int? = nil, general: Bool = false) throws -> (rendered: RenderedAnswer, same: Bool, diagnosticsSame: Bool, listings: Int) {
         let formatter = OccurrenceFormatter(displayZone: display ? zone : nil)
         let answer = try #require(try index.renderedWeeks(window: window, collections: collections, kinds: kinds, floatingZone: zone,
                                                           style: formatter.renderingStyle(format)) { listings in
@@ -37,8 +39,16 @@ import Testing
         if let limit, listings.listings.count > limit { listings.listings.offsets = Array(listings.listings.offsets.prefix(limit)) }
         let expected = formatter.bytes(listings.listings, as: format)
         let got = bytes(answer.weeks, formatter: formatter, format: format, limit: limit)
-        return (answer, got == expected, answer.diagnostics.map(\.description) == listings.diagnostics.map(\.description),
-                listings.listings.count)
+        var same = got == expected
+        var diagnosticsSame = answer.diagnostics.map(\.description) == listings.diagnostics.map(\.description)
+        if general {
+            let query = try OccurrenceCacheTests.expected(index, window: window, collections: collections, kinds: kinds, zone: zone)
+            var packed = PackedListings(query.listings)
+            if let limit, packed.count > limit { packed.offsets = Array(packed.offsets.prefix(limit)) }
+            same = same && got == formatter.bytes(packed, as: format)
+            diagnosticsSame = diagnosticsSame && answer.diagnostics.map(\.description) == query.diagnostics
+        }
+        return (answer, same, diagnosticsSame, listings.listings.count)
     }
 
     @Test(arguments: [UInt64(0x4E4D), 0x5EED_4E4D])
@@ -80,7 +90,7 @@ import Testing
                 let display = number % 2 == 0
                 for round in 0..<2 {
                     let result = try Self.compare(index, window: window, collections: collections, kinds: kinds, zone: zone,
-                                                  display: display, format: format, limit: limit)
+                                                  display: display, format: format, limit: limit, general: round == 0)
                     let same = result.same, diagnosticsSame = result.diagnosticsSame, rendered = result.rendered.renderedWeeks
                     #expect(same, "window \(window) in \(zoneName), \(format), display \(display), round \(round)")
                     #expect(diagnosticsSame, "window \(window) in \(zoneName), round \(round)")
@@ -107,7 +117,7 @@ import Testing
         for (number, (window, kinds, collections, limit)) in windows.enumerated() {
             let format = Self.formats[number % Self.formats.count]
             let result = try Self.compare(index, window: window, collections: collections, kinds: kinds, zone: zone,
-                                          display: number % 2 == 0, format: format, limit: limit)
+                                          display: number % 2 == 0, format: format, limit: limit, general: true)
             let same = result.same, diagnosticsSame = result.diagnosticsSame
             #expect(same, "after edits: window \(window), \(format)")
             #expect(diagnosticsSame, "after edits: window \(window)")
