@@ -176,7 +176,7 @@ package struct FolderStore: Sendable {
     private func smallText(_ path: String) throws(StoreError) -> String? {
         guard StoreSystem.exists(path) else { return nil }
         let bytes = try StoreSystem.readFile(path, limit: 64 << 10).bytes
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines()
         return text.isEmpty ? nil : text
     }
 
