@@ -60,7 +60,7 @@ struct StoreAppOptions: ParsableArguments {
     func openStore() throws -> EKEventStore {
         let path = try storePath()
         do {
-            return try EKEventStore(storeURL: URL(fileURLWithPath: path), manifest: try manifest(), watchingChanges: false)
+            return try EKEventStore(storePath: path, manifest: try manifest(), watchingChanges: false)
         } catch let error as ExitCode {
             throw error
         } catch {
