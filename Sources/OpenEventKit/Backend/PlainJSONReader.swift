@@ -1,8 +1,9 @@
 import Foundation
 
-/// The few JSON forms that ``StoreMetadata/init(plainJSON:)`` reads, for the store's own
-/// small files as it writes them: each method reads one value after white space, or returns
-/// nil (the text is then left to `JSONDecoder`, with its errors).
+/// The few JSON forms that ``StoreMetadata/init(plainJSON:)`` and
+/// ``AuthorizationRecords/init(plainJSON:)`` read, for the store's own small files as it
+/// writes them: each method reads one value after white space, or returns nil (the text is
+/// then left to `JSONDecoder`, with its errors).
 struct PlainJSONReader {
     let bytes: [UInt8]
     var position = 0
@@ -45,6 +46,16 @@ struct PlainJSONReader {
         guard position < bytes.count else { return nil }
         defer { position += 1 }
         return String(validating: bytes[start..<position], as: UTF8.self)
+    }
+
+    /// `true` or `false`.
+    mutating func bool() -> Bool? {
+        skipSpace()
+        for (word, value) in [("true", true), ("false", false)] where bytes[position...].starts(with: word.utf8) {
+            position += word.utf8.count
+            return value
+        }
+        return nil
     }
 
     /// A non-negative integer of at most 18 digits, without a fraction or exponent.
