@@ -49,8 +49,16 @@ struct OccurrenceInputs: ParsableArguments {
     /// Opens the store as the app with full access to what is read (under write-only access
     /// the fetch may show the upgrade prompt first, as every EventKit fetch does), and runs
     /// `body` with the store and the calendars `--calendar` names (nil: all).
-    func withReadableStore<Result>(readingToDos: Bool, _ body: (EKEventStore, [EKCalendar]?) throws -> Result) throws -> Result {
+    ///
+    /// The command reads once, writes and exits, so the store is left to the exit
+    /// (`leavingStoreToExit`) rather than torn down: closing its query index disposes of
+    /// GRDB's dispatch queue, which starts a worker thread just to end. Not for whole
+    /// components: their iCalendar output may be imported into the same store, whose commit
+    /// would then make a kept store list every item to look for changes.
+    func withReadableStore<Result>(readingToDos: Bool, leavingStoreToExit: Bool = true,
+                                   _ body: (EKEventStore, [EKCalendar]?) throws -> Result) throws -> Result {
         let store = try storeOptions.openStore()
+        if leavingStoreToExit { ProcessLifetime.keep(store) }
         store.indexScan = rescan ? .everyFile : .changedFolders
         let action = "querying the store"
         if store.authority.accessLevel(for: .event) != .writeOnly {
@@ -109,7 +117,7 @@ struct OccurrenceInputs: ParsableArguments {
     func matches(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
                  readingToDos: Bool, gate: PathGate) throws -> OccurrenceQuery.Result {
         if readsStore {
-            return try withReadableStore(readingToDos: readingToDos) { store, calendars in
+            return try withReadableStore(readingToDos: readingToDos, leavingStoreToExit: false) { store, calendars in
                 store.occurrences(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
                                   includingCancelled: includingCancelled)
             }

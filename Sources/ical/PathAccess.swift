@@ -41,7 +41,7 @@ final class PathGate {
     /// The gate for a command acting as `manifest` (default: `ical` itself), with
     /// `store` as its `--store` when it has one.
     init(store: String? = nil, manifest: AppManifest = StoreAppOptions.toolManifest) {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = StoreAppOptions.locationEnvironment()
         let configured = [store, try? FolderStore.defaultLocation(environment: environment)].compactMap { $0 }.filter { !$0.isEmpty }
         let boundary = StoreBoundary(configuredStores: configured)
         self.boundary = boundary

@@ -30,11 +30,33 @@ struct StoreAppOptions: ParsableArguments {
     func storePath() throws -> String {
         if let store, !store.isEmpty { return store }
         do {
-            return try FolderStore.defaultLocation(environment: ProcessInfo.processInfo.environment)
+            return try FolderStore.defaultLocation(environment: Self.locationEnvironment())
         } catch {
             printError("ical: \(error.message); or pass --store DIR")
             throw ExitCode(1)
         }
+    }
+
+    /// The variables of the environment that ``FolderStore/defaultLocation(environment:)``
+    /// reads, as `ProcessInfo`'s environment has them (of a variable given twice, the last),
+    /// without making a dictionary of the whole environment (a third of a million
+    /// instructions at each use).
+    static func locationEnvironment() -> [String: String] {
+        let names = ["OPENEVENTKIT_STORE", "XDG_DATA_HOME", "HOME"]
+        var found: [String: String] = [:]
+        var entry = environ
+        while let variable = entry.pointee {
+            for name in names where name.withCString({ strncmp(variable, $0, strlen($0)) == 0 }) {
+                let length = name.utf8.count
+                guard variable[length] == CChar(UInt8(ascii: "=")) else { continue }
+                // `=` followed by a combining mark is not an `=` Character to ProcessInfo,
+                // which splits a variable at its first `=` Character: let it decide.
+                if UInt8(bitPattern: variable[length + 1]) >= 0x80 { return ProcessInfo.processInfo.environment }
+                found[name] = String(cString: variable + length + 1)
+            }
+            entry += 1
+        }
+        return found
     }
 
     /// The app the command acts as.
@@ -60,7 +82,7 @@ struct StoreAppOptions: ParsableArguments {
     func openStore() throws -> EKEventStore {
         let path = try storePath()
         do {
-            return try EKEventStore(storeURL: URL(fileURLWithPath: path), manifest: try manifest(), watchingChanges: false)
+            return try EKEventStore(storePath: path, manifest: try manifest(), watchingChanges: false)
         } catch let error as ExitCode {
             throw error
         } catch {

@@ -81,7 +81,7 @@ public struct AppManifest: Sendable, Hashable {
         self.bundleIdentifier = bundleIdentifier
         self.entitlements = entitlements
         self.displayName = displayName ?? bundleIdentifier
-        self.usageDescriptions = usageDescriptions.filter { !$0.value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        self.usageDescriptions = usageDescriptions.filter { !$0.value.trimmingWhitespaceAndNewlines().isEmpty }
         self.sdkGeneration = sdkGeneration
         self.path = path
     }
@@ -149,7 +149,7 @@ public struct AppManifest: Sendable, Hashable {
                               remedy: "check it with `plutil -lint` or rewrite it as an XML property list")
         }
         func clean(_ value: String?) -> String? {
-            guard let value = value?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+            guard let value = value?.trimmingWhitespaceAndNewlines(), !value.isEmpty else { return nil }
             return value
         }
         guard let identifier = clean(list.CFBundleIdentifier) else {

@@ -53,6 +53,16 @@ package struct AuthorizationDecision: Sendable, Hashable, Codable {
     /// `JSONDecoder`'s `.iso8601` strategy would take them.
     private static func decodeDate(in container: KeyedDecodingContainer<CodingKeys>) throws -> Date {
         let text = try container.decode(String.self, forKey: .decided)
+        if let date = plainDate(text) { return date }
+        guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .decided, in: container,
+                                                   debugDescription: "Expected date string to be ISO8601-formatted.")
+        }
+        return date
+    }
+
+    /// A date in the form the `.iso8601` strategy writes (`2026-11-26T03:51:17Z`), or nil.
+    private static func plainDate(_ text: String) -> Date? {
         let utf8 = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -68,11 +78,38 @@ package struct AuthorizationDecision: Sendable, Hashable, Codable {
            let time = LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second) {
             return Date(timeIntervalSince1970: TimeInterval(time.secondsSinceEpoch))
         }
-        guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: .decided, in: container,
-                                                   debugDescription: "Expected date string to be ISO8601-formatted.")
+        return nil
+    }
+
+    /// Reads a decision as ``AuthorizationRecords/init(plainJSON:)`` reads the file: nil
+    /// for any form `init(from:)` would have to judge (another date form, unknown keys).
+    init?(plainJSON reader: inout PlainJSONReader) {
+        var status: EKAuthorizationStatus?, decided: Date?, by: DecisionSource?, upgradeDeclined: Bool?
+        let read: Bool? = reader.object { key, reader in
+            switch key {
+            case "status" where status == nil:
+                switch reader.string() {
+                case "denied": status = .denied
+                case "writeOnly": status = .writeOnly
+                case "fullAccess": status = .fullAccess
+                default: return false
+                }
+                return true
+            case "decided" where decided == nil:
+                decided = reader.string().flatMap(Self.plainDate)
+                return decided != nil
+            case "by" where by == nil:
+                by = reader.string().flatMap(DecisionSource.init(rawValue:))
+                return by != nil
+            case "upgradeDeclined" where upgradeDeclined == nil:
+                upgradeDeclined = reader.bool()
+                return upgradeDeclined != nil
+            default:
+                return false
+            }
         }
-        return date
+        guard read != nil, let status, let decided, let by else { return nil }
+        self.init(status: status, decided: decided, by: by, upgradeDeclined: upgradeDeclined ?? false)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -139,6 +176,52 @@ package struct AuthorizationRecords: Sendable, Hashable, Codable {
         var app = apps[bundleIdentifier] ?? AppDecisions()
         app[entityType] = decision
         apps[bundleIdentifier] = app.isEmpty ? nil : app
+    }
+
+    /// Reads `authorizations.json` as the store writes it, without `JSONDecoder` (whose first
+    /// use costs over a million instructions, mostly type-metadata lookups, in every store
+    /// command); nil for anything else, which `JSONDecoder` then reads with its errors: the
+    /// two keys, each once, `formatVersion` a plain integer, and each app's `events` and
+    /// `reminders` decisions with only their own keys, a known status and source, and the
+    /// date in the form the store writes. The result is checked as a decoded one is.
+    init?(plainJSON bytes: [UInt8]) {
+        var reader = PlainJSONReader(bytes: bytes)
+        var formatVersion: Int?, apps: [String: AppDecisions]?
+        let read: Bool? = reader.object { key, reader in
+            switch key {
+            case "formatVersion" where formatVersion == nil:
+                formatVersion = reader.integer()
+                return formatVersion != nil
+            case "apps" where apps == nil:
+                var found: [String: AppDecisions] = [:]
+                let read: Bool? = reader.object { identifier, reader in
+                    guard found[identifier] == nil else { return false }
+                    var app = AppDecisions()
+                    let read: Bool? = reader.object { entity, reader in
+                        switch entity {
+                        case "events" where app.events == nil:
+                            app.events = AuthorizationDecision(plainJSON: &reader)
+                            return app.events != nil
+                        case "reminders" where app.reminders == nil:
+                            app.reminders = AuthorizationDecision(plainJSON: &reader)
+                            return app.reminders != nil
+                        default:
+                            return false
+                        }
+                    }
+                    found[identifier] = app
+                    return read != nil
+                }
+                apps = found
+                return read != nil
+            default:
+                return false
+            }
+        }
+        guard read != nil, reader.atEnd, let formatVersion, let apps else { return nil }
+        self.init()
+        self.formatVersion = formatVersion
+        self.apps = apps
     }
 
     fileprivate func validate(path: String) throws(AccessError) {
@@ -219,7 +302,8 @@ package struct AccessRecordsFile: Sendable {
 
     /// The recorded decisions; none when the file is not there.
     package func readAuthorizations() throws(AccessError) -> AuthorizationRecords {
-        guard let records: AuthorizationRecords = try read(authorizationsPath, what: "authorizations") else { return AuthorizationRecords() }
+        guard let records: AuthorizationRecords = try read(authorizationsPath, what: "authorizations",
+                                                           plain: AuthorizationRecords.init(plainJSON:)) else { return AuthorizationRecords() }
         guard records.formatVersion <= AuthorizationRecords.currentFormatVersion else {
             throw AccessError(.unsupportedRecordsFormat,
                               "the decisions have format version \(records.formatVersion); this version reads up to \(AuthorizationRecords.currentFormatVersion)",
@@ -263,7 +347,8 @@ package struct AccessRecordsFile: Sendable {
 
     // MARK: Files
 
-    private func read<T: Decodable>(_ path: String, what: String) throws(AccessError) -> T? {
+    /// Reads and decodes an access file; `plain` reads the store's own form of it first.
+    private func read<T: Decodable>(_ path: String, what: String, plain: ([UInt8]) -> T? = { _ in nil }) throws(AccessError) -> T? {
         let bytes: [UInt8]
         do {
             guard try StoreSystem.identity(path) != nil else { return nil }
@@ -272,6 +357,7 @@ package struct AccessRecordsFile: Sendable {
             if error.code == .notFound { return nil }
             throw AccessError(.io, "cannot read the \(what) file: \(error.message)", path: path)
         }
+        if let value = plain(bytes) { return value }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {

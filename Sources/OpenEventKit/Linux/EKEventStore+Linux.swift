@@ -16,14 +16,55 @@ extension EKEventStore {
     /// (see ``init(backend:openError:authority:watchingChanges:)``); `ical`'s one-shot
     /// commands leave it out.
     package convenience init(storeURL: URL, manifest: AppManifest?, watchingChanges: Bool) throws {
-        let root = storeURL.path
+        try self.init(storeRoot: storeURL.path, manifest: manifest, watchingChanges: watchingChanges)
+    }
+
+    /// ``init(storeURL:manifest:watchingChanges:)`` for the folder at `path`, which is used
+    /// as the file URL of that path would give it back (`URL(fileURLWithPath:).path`: an
+    /// absolute path as it is; a relative one, with `.` or `..`, or other characters goes
+    /// through the URL). `ical` names its store by path: a plain absolute path then makes no
+    /// URL, whose first `path` costs about half a million instructions of type-metadata
+    /// lookups.
+    package convenience init(storePath path: String, manifest: AppManifest?, watchingChanges: Bool) throws {
+        let root = Self.isPlainAbsolutePath(path) ? path : URL(fileURLWithPath: path).path
+        try self.init(storeRoot: root, manifest: manifest, watchingChanges: watchingChanges)
+    }
+
+    private convenience init(storeRoot root: String, manifest: AppManifest?, watchingChanges: Bool) throws {
+        let store: FolderStore
         do {
-            _ = try FolderStore.open(at: root)
+            store = try FolderStore.open(at: root)
         } catch {
             throw EKError(.internalFailure, "cannot open the store: \(error.message)", path: error.path ?? root)
         }
         let app = try manifest ?? AppManifest.main()
-        self.init(openingRoot: root, manifest: app, watchingChanges: watchingChanges)
+        self.init(root: root, opened: store, openError: nil, manifest: app, watchingChanges: watchingChanges)
+    }
+
+    /// Whether `URL(fileURLWithPath: path).path` is `path` itself: an absolute path of
+    /// letters, digits, `-`, `_`, `.` and `/`, with no empty, `.` or `..` component and no
+    /// trailing slash.
+    static func isPlainAbsolutePath(_ path: String) -> Bool {
+        var previous: UInt8 = 0, dots = 0
+        let utf8 = path.utf8
+        guard utf8.count > 1, utf8.first == UInt8(ascii: "/"), utf8.last != UInt8(ascii: "/") else { return false }
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "/"):
+                // The component that ends here: not empty, not `.` or `..`.
+                if previous == UInt8(ascii: "/") || (previous == UInt8(ascii: ".") && dots > 0) { return false }
+                dots = 0
+            case UInt8(ascii: "."):
+                if previous == UInt8(ascii: "/") || dots > 0 { dots += 1 }
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                dots = 0
+            default:
+                return false
+            }
+            previous = byte
+        }
+        return !(previous == UInt8(ascii: ".") && dots > 0)
     }
 
     /// The store folder, for messages and tools (`nil` when it could not be opened).

@@ -141,6 +141,13 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         } catch {
             problem = EKError(.internalFailure, "cannot open the store: \(error.message)", path: error.path)
         }
+        self.init(root: root, opened: store, openError: problem, manifest: manifest, watchingChanges: watchingChanges)
+    }
+
+    /// A store over the folder store at `root`, opened already (nil, with `problem`, when it
+    /// could not be), as `manifest`'s app (nil: the running app).
+    convenience init(root: String, opened store: FolderStore?, openError problem: EKError?, manifest: AppManifest?,
+                     watchingChanges: Bool) {
         let box = StoreBox()
         let onChange: @Sendable (EKEntityType, EKAuthorizationStatus) -> Void = { _, _ in box.store?.accessDidChange() }
         let authority: any AccessAuthority
