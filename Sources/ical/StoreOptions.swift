@@ -42,7 +42,12 @@ struct StoreAppOptions: ParsableArguments {
     /// without making a dictionary of the whole environment (a third of a million
     /// instructions at each use).
     static func locationEnvironment() -> [String: String] {
-        let names = ["OPENEVENTKIT_STORE", "XDG_DATA_HOME", "HOME"]
+        environment(["OPENEVENTKIT_STORE", "XDG_DATA_HOME", "HOME"])
+    }
+
+    /// Variables of the environment by name, as `ProcessInfo`'s environment has them (of a
+    /// variable given twice, the last), without making a dictionary of the whole environment.
+    static func environment(_ names: [String]) -> [String: String] {
         var found: [String: String] = [:]
         var entry = environ
         while let variable = entry.pointee {

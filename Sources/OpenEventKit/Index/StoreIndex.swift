@@ -183,10 +183,16 @@ package final class StoreIndex: Sendable {
             return classify(error)
         }
         do {
-            if try queue.read({ try IndexSchema.isEmpty($0) }) {
-                try queue.writeWithoutTransaction { try IndexSchema.prepare($0) }
+            // One read for a file that has the schema (every open but the first).
+            let checked: (empty: Bool, problem: String?) = try queue.read { db in
+                try IndexSchema.isEmpty(db) ? (true, nil) : (false, try IndexSchema.problem(in: db))
             }
-            if let problem = try queue.read({ try IndexSchema.problem(in: $0) }) {
+            var problem = checked.problem
+            if checked.empty {
+                try queue.writeWithoutTransaction { try IndexSchema.prepare($0) }
+                problem = try queue.read { try IndexSchema.problem(in: $0) }
+            }
+            if let problem {
                 try? queue.close()
                 return .damaged(problem)
             }

@@ -227,7 +227,7 @@ extension ICal {
         /// pins it for tests.
         static func now(in zone: any TimeZoneRules) -> LocalDateTime {
             var instant = Int64(Date().timeIntervalSince1970)
-            if let pinned = ProcessInfo.processInfo.environment["ICAL_NOW"],
+            if let pinned = StoreAppOptions.environment(["ICAL_NOW"])["ICAL_NOW"],
                let moment = try? QueryWindow.moment(pinned, now: LocalDateTime(secondsSinceEpoch: 0)) {
                 instant = moment.local.secondsSinceEpoch
             }
