@@ -51,14 +51,16 @@ struct OccurrenceInputs: ParsableArguments {
     /// `body` with the store and the calendars `--calendar` names (nil: all).
     ///
     /// The command reads once, writes and exits, so the store is left to the exit
-    /// (`leavingStoreToExit`) rather than torn down: closing its query index disposes of
-    /// GRDB's dispatch queue, which starts a worker thread just to end. Not for whole
+    /// (`leavingStoreToExit`) rather than torn down: releasing its query index disposes of
+    /// GRDB's dispatch queue, which starts a worker thread just to end. Its database is
+    /// closed when `body` returns (SQLite removes its write-ahead log then). Not for whole
     /// components: their iCalendar output may be imported into the same store, whose commit
     /// would then make a kept store list every item to look for changes.
     func withReadableStore<Result>(readingToDos: Bool, leavingStoreToExit: Bool = true,
                                    _ body: (EKEventStore, [EKCalendar]?) throws -> Result) throws -> Result {
         let store = try storeOptions.openStore()
         if leavingStoreToExit { ProcessLifetime.keep(store) }
+        defer { if leavingStoreToExit { store.closeForExit() } }
         store.indexScan = rescan ? .everyFile : .changedFolders
         let action = "querying the store"
         if store.authority.accessLevel(for: .event) != .writeOnly {

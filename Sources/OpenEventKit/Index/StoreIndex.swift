@@ -65,6 +65,13 @@ package final class StoreIndex: Sendable {
     /// not be used (a read-only store).
     package var isInMemory: Bool { state.withLock { $0.isInMemory } }
 
+    /// Closes the database connection (SQLite then checkpoints its write-ahead log and
+    /// removes it when no other process has the file open), for a process that leaves the
+    /// index to its exit instead of releasing it; the index cannot be used after.
+    package func closeDatabase() {
+        state.withLock { state in try? state.queue.close() }
+    }
+
     /// The index file of a store.
     package static func path(for store: FolderStore) -> String {
         store.metadataFolder + "/index.sqlite"

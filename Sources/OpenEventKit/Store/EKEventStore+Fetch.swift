@@ -189,6 +189,15 @@ extension EKEventStore {
         }
     }
 
+    /// Prepares the store to be left to the process's exit rather than released (a command
+    /// that has read what it needs): closes the query index's database, so that SQLite
+    /// checkpoints and removes its write-ahead log as when the store is released. Without it
+    /// the log stays beside the index, and the next process to open it reads the whole log
+    /// again. The store must not be used after.
+    package func closeForExit() {
+        lock.withLock { queryIndex?.closeDatabase() }
+    }
+
     private func noteIndex(_ notices: [String], index: StoreIndex) {
         for notice in notices {
             state.diagnostics.append(Diagnostic(.warning, .io, line: 0, file: StoreIndex.path(for: index.store), message: notice))
