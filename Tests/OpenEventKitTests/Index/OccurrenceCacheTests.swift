@@ -32,6 +32,18 @@ import Testing
             """)
     }
 
+    /// Changes the items `item-N.ics` of a random store (N below 160, alternately in `home`
+    /// and `work`) as another program would: every ninth rewritten, `work/item-1.ics`
+    /// removed, `home/added.ics` added.
+    static func editItems(in folder: StoreFolder, seed: UInt64) throws {
+        var editor = RandomItemGenerator(seed: seed ^ 0xED17)
+        for index in stride(from: 0, to: 160, by: 9) {
+            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", editor.item(index + 1000))
+        }
+        try FileManager.default.removeItem(atPath: folder.path + "/work/item-1.ics")
+        try folder.write("home/added.ics", editor.item(5000))
+    }
+
     /// Items the random generator does not write: a file mixing VEVENT and VTODO, an
     /// unknown TZID, a broken file.
     static func writeSpecialItems(_ folder: StoreFolder) throws {
@@ -98,12 +110,7 @@ import Testing
         print("occurrence cache seed \(seed): \(compared) comparisons, \(listed) listings")
 
         // Items change: the cache is recomputed for them, never answered stale.
-        var editor = RandomItemGenerator(seed: seed ^ 0xED17)
-        for index in stride(from: 0, to: 160, by: 9) {
-            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", editor.item(index + 1000))
-        }
-        try FileManager.default.removeItem(atPath: folder.path + "/work/item-1.ics")
-        try folder.write("home/added.ics", editor.item(5000))
+        try Self.editItems(in: folder, seed: seed)
         let refresh = try index.refresh()
         #expect(refresh.changed > 0 && refresh.removed == 1 && refresh.added == 1)
         let zone = try #require(IANATimeZone(named: "America/New_York"))

@@ -106,12 +106,7 @@ import Testing
         print("rendering cache seed \(seed): \(compared) comparisons, \(listed) listings")
 
         // Items change: the generation changes, and each week is rendered again.
-        var editor = RandomItemGenerator(seed: seed ^ 0xED17)
-        for index in stride(from: 0, to: 160, by: 9) {
-            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", editor.item(index + 1000))
-        }
-        try FileManager.default.removeItem(atPath: folder.path + "/work/item-1.ics")
-        try folder.write("home/added.ics", editor.item(5000))
+        try OccurrenceCacheTests.editItems(in: folder, seed: seed)
         #expect(try index.refresh().changed > 0)
         let zone = try #require(IANATimeZone(named: "America/New_York"))
         for (number, (window, kinds, collections, limit)) in windows.enumerated() {
