@@ -142,10 +142,12 @@ enum OccurrenceCache {
                        arguments: [try generation(db) + 1])
     }
 
-    /// Drops every cached row and records the current fingerprint.
+    /// Drops every cached row and records the current fingerprint. The generation changes:
+    /// a filler or renderer that read the cache before stores nothing.
     static func clear(_ db: Database, store: FolderStore) throws {
         for table in ["week", "occurrence", "note", "uncached", "rendering"] { try db.execute(sql: "DELETE FROM \(table)") }
         try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('cache', ?)", arguments: [fingerprint(store: store)])
+        try bumpGeneration(db)
     }
 
     /// Drops an item's rows (it changed or is gone).

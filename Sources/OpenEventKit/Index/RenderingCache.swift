@@ -66,6 +66,11 @@ extension StoreIndex {
                 guard try uncachedCandidates(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections,
                                              kinds: kinds).isEmpty else { return nil }
                 var snapshot = Snapshot(generation: try OccurrenceCache.generation(db))
+                // Every week must still be cached (another process may have dropped the cache
+                // since they were filled): a week's rendering is made from all its rows.
+                let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM week WHERE zone = ? AND week BETWEEN ? AND ?",
+                                               arguments: [zoneKey, weeks.lowerBound, weeks.upperBound]) ?? 0
+                guard present == weeks.count else { return nil }
                 // The stored weeks' bytes are read into one block: with SQLite's incremental
                 // blob reads, straight from the database's pages (a rowid table for that),
                 // rather than copied from SQLite's own buffer of each value.

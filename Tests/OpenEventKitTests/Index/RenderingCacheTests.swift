@@ -181,6 +181,12 @@ import Testing
                                      display: true, format: .json)
         let thirdSame = third.same, thirdRendered = third.rendered.renderedWeeks
         #expect(thirdSame && thirdRendered == 0)
+        // The cache made with another engine or tzdata is dropped, renderings with it.
+        try database.write { try $0.execute(sql: "UPDATE setting SET value = 'engine 0' WHERE key = 'cache'") }
+        let fourth = try Self.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal], zone: zone,
+                                      display: true, format: .json)
+        let fourthSame = fourth.same, fourthRendered = fourth.rendered.renderedWeeks
+        #expect(fourthSame && fourthRendered == first.rendered.renderedWeeks)
         try database.close()
     }
 }
