@@ -117,7 +117,7 @@ let package = Package(
             dependencies: ["OpenEventKit", "OpenEventKitIntents"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["ICalKit"],
+            dependencies: ["ICalKit", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Expected"]),
     ],
     swiftLanguageModes: [.v6]

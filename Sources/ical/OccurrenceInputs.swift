@@ -100,11 +100,11 @@ struct OccurrenceInputs: ParsableArguments {
 
     /// ``listings(in:kinds:zone:includingCancelled:readingToDos:gate:)`` packed, without the
     /// calendars' colours (what `ical query` writes as text, JSON or CSV); or for the store
-    /// the same occurrences as the index's rendered weeks in `rendering`'s style when it has
-    /// or can make them (see ``EKEventStore/occurrenceAnswer(in:calendars:kinds:floatingZone:includingCancelled:rendering:)``).
+    /// the same occurrences as the index's rendered weeks in `rendering`'s style (nil: never)
+    /// when it has or can make them (see ``EKEventStore/occurrenceAnswer(in:calendars:kinds:floatingZone:includingCancelled:rendering:)``).
     func listingAnswer(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
                        readingToDos: Bool, gate: PathGate,
-                       rendering: EKEventStore.OccurrenceRendering) throws -> (answer: EKEventStore.OccurrenceAnswer, diagnostics: [Diagnostic]) {
+                       rendering: EKEventStore.OccurrenceRendering?) throws -> (answer: EKEventStore.OccurrenceAnswer, diagnostics: [Diagnostic]) {
         if readsStore {
             return try withReadableStore(readingToDos: readingToDos) { store, calendars in
                 store.occurrenceAnswer(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,

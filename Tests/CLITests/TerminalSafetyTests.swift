@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// Issue 20: calendar text and app manifests are untrusted, and nothing from them reaches the
@@ -259,6 +260,60 @@ import Testing
         #expect(unknown.status == 1)
         let removedCalendar = try run(["calendars", "remove", title])
         #expect(removedCalendar.status == 0, "\(removedCalendar.stderr)")
+    }
+
+    /// The query index's rendered weeks (bytes written ahead, kept in the index file) are
+    /// copied to files and pipes, never to a terminal: a query on a terminal writes every
+    /// value escaped as it goes, so even a rendering tampered with in the index file sends no
+    /// control sequence there.
+    @Test func aTerminalQueryNeverCopiesRenderedBytes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        _ = try ical(["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--store", store])
+        let ics = try folder.write("lesson.ics", [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Tests//EN", "BEGIN:VEVENT", "UID:lesson-1",
+            "DTSTAMP:20261101T000000Z", "DTSTART:20261201T160000Z", "DTEND:20261201T170000Z",
+            "SUMMARY:Violin lesson", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n"))
+        #expect(try ical(["import", ics, "--store", store]).status == 0)
+        let piped = try ical(["query", "--at", "2026-12", "--store", store])
+        #expect(piped.stdout.contains("Violin lesson"), "\(piped.stdout)")
+
+        // The rendering in the index, changed as only someone writing the file could.
+        let index = try DatabaseQueue(path: store + "/.openeventkit/index.sqlite")
+        let changed = try index.write { db -> Int in
+            var count = 0
+            for row in try Row.fetchAll(db, sql: "SELECT rowid, bytes FROM rendering") {
+                let bytes = [UInt8]((row["bytes"] as Data?) ?? Data())
+                let original = Array("Violin".utf8), hostile = Array("\u{1B}[31mX".utf8)
+                var result: [UInt8] = [], index = 0
+                while index < bytes.count {
+                    if bytes[index...].starts(with: original) {
+                        result += hostile
+                        index += original.count
+                        count += 1
+                    } else {
+                        result.append(bytes[index])
+                        index += 1
+                    }
+                }
+                try db.execute(sql: "UPDATE rendering SET bytes = ? WHERE rowid = ?", arguments: [Data(result), row["rowid"] as Int64])
+            }
+            return count
+        }
+        try index.close()
+        #expect(changed > 0, "the pipe's query rendered its weeks")
+        // To a pipe the rendering is copied (this is what was changed)...
+        #expect(try ical(["query", "--at", "2026-12", "--store", store]).stdout.contains("\u{1B}[31mX lesson"))
+        // ...on a terminal every value is written from the cached rows, escaped.
+        let terminal = try TerminalDriver.run(
+            ([ICalRunner.executable.path, "query", "--at", "2026-12", "--store", store])
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " "),
+            steps: [])
+        #expect(terminal.status == 0, "\(terminal.transcript)")
+        #expect(terminal.transcript.contains("Violin lesson"), "\(terminal.transcript)")
+        #expect(!terminal.transcript.contains("\u{1B}[31m"), "\(terminal.transcript)")
     }
 
     // MARK: The manifest: guidance, privacy status and the prompt

@@ -159,10 +159,13 @@ extension ICal {
             } else {
                 // Listings: the store's occurrence cache answers most windows without reading items.
                 // Written from packed listings: no String for each field of each occurrence.
+                let toTerminal = output.output == "-" && isatty(1) == 1
                 let listingFormat: OccurrenceFormatter.ListingFormat = format == .json ? .json : format == .csv ? .csv
-                    : .agenda(color: output.output == "-" && isatty(1) == 1)
-                // A repeated store query copies the weeks the index rendered in this format.
-                let rendering = EKEventStore.OccurrenceRendering(style: formatter.renderingStyle(listingFormat)) { listings in
+                    : .agenda(color: toTerminal)
+                // A repeated store query copies the weeks the index rendered in this format;
+                // not onto a terminal, where every value is escaped as it is written (bytes
+                // from the index file are not sent to a terminal as they are).
+                let rendering = toTerminal ? nil : EKEventStore.OccurrenceRendering(style: formatter.renderingStyle(listingFormat)) { listings in
                     RenderedWeek.render(listings, formatter: formatter, format: listingFormat)
                 }
                 let (answer, diagnostics) = try source.listingAnswer(in: window, kinds: kinds, zone: zone,
