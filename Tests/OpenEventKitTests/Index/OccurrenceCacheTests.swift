@@ -32,6 +32,34 @@ import Testing
             """)
     }
 
+    /// 160 random items `item-N.ics`, alternately in `home` and `work`.
+    static func writeRandomItems(_ folder: StoreFolder, seed: UInt64) throws {
+        var generator = RandomItemGenerator(seed: seed)
+        for index in 0..<160 {
+            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", generator.item(index))
+        }
+    }
+
+    /// Windows from an hour to 100 days between 2022 and 2029 (every third in March 2026),
+    /// with kind filters and collection subsets.
+    static func randomWindows(seed: UInt64, count: Int) -> [(Range<Int64>, Set<ComponentKind>, Set<String>)] {
+        var random = SeededGenerator(state: seed)
+        let earliest = LocalDateTime(year: 2022, month: 6, day: 1)!.secondsSinceEpoch / 3600
+        let latest = LocalDateTime(year: 2029, month: 1, day: 1)!.secondsSinceEpoch / 3600
+        let lengths: [Int64] = [1, 24, 24 * 7, 24 * 31, 24 * 100]
+        var windows: [(Range<Int64>, Set<ComponentKind>, Set<String>)] = []
+        for trial in 0..<count {
+            let start = trial % 3 == 0
+                ? LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch + Int64(trial) * 86_400
+                : Int64.random(in: earliest...latest, using: &random) * 3600
+            let window = start..<(start + lengths[trial % lengths.count] * 3600)
+            let kinds: Set<ComponentKind> = trial % 5 == 1 ? [.todo] : (trial % 5 == 3 ? [.event] : [.event, .todo, .journal])
+            let collections: Set<String> = trial % 4 == 2 ? ["work"] : ["home", "work"]
+            windows.append((window, kinds, collections))
+        }
+        return windows
+    }
+
     /// Changes the items `item-N.ics` of a random store (N below 160, alternately in `home`
     /// and `work`) as another program would: every ninth rewritten, `work/item-1.ics`
     /// removed, `home/added.ics` added.
@@ -65,28 +93,11 @@ import Testing
     func cacheAnswersAsTheCandidatesDo(seed: UInt64) throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
-        var generator = RandomItemGenerator(seed: seed)
-        for index in 0..<160 {
-            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", generator.item(index))
-        }
+        try Self.writeRandomItems(folder, seed: seed)
         try Self.writeSpecialItems(folder)
         let store = try FolderStore.open(at: folder.path)
         let (index, _, _) = try StoreIndex.open(store: store)
-
-        var random = SeededGenerator(state: seed ^ 0xBEEF)
-        let earliest = LocalDateTime(year: 2022, month: 6, day: 1)!.secondsSinceEpoch / 3600
-        let latest = LocalDateTime(year: 2029, month: 1, day: 1)!.secondsSinceEpoch / 3600
-        let lengths: [Int64] = [1, 24, 24 * 7, 24 * 31, 24 * 100]
-        var windows: [(Range<Int64>, Set<ComponentKind>, Set<String>)] = []
-        for trial in 0..<16 {
-            let start = trial % 3 == 0
-                ? LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch + Int64(trial) * 86_400
-                : Int64.random(in: earliest...latest, using: &random) * 3600
-            let window = start..<(start + lengths[trial % lengths.count] * 3600)
-            let kinds: Set<ComponentKind> = trial % 5 == 1 ? [.todo] : (trial % 5 == 3 ? [.event] : [.event, .todo, .journal])
-            let collections: Set<String> = trial % 4 == 2 ? ["work"] : ["home", "work"]
-            windows.append((window, kinds, collections))
-        }
+        let windows = Self.randomWindows(seed: seed ^ 0xBEEF, count: 16)
         var compared = 0, listed = 0, uncachedSeen = false, notesSeen = false
         for zoneName in ["UTC", "Pacific/Kiritimati", "America/New_York"] {
             let zone = try #require(IANATimeZone(named: zoneName))

@@ -55,10 +55,7 @@ import Testing
     func renderedWeeksWriteWhatTheListingsWrite(seed: UInt64) throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
-        var generator = RandomItemGenerator(seed: seed)
-        for index in 0..<160 {
-            try folder.write("\(index % 2 == 0 ? "home" : "work")/item-\(index).ics", generator.item(index))
-        }
+        try OccurrenceCacheTests.writeRandomItems(folder, seed: seed)
         // Diagnostics kept per item: an unknown zone, a broken file.
         try folder.write("work/unknown-zone.ics", """
             BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:unknown-zone\nDTSTAMP:20260101T000000Z
@@ -67,20 +64,9 @@ import Testing
             """)
         try folder.write("home/broken.ics", "BEGIN:VCALENDAR\nthis is not iCalendar\n")
         let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
-
-        var random = SeededGenerator(state: seed ^ 0x7E11)
-        let earliest = LocalDateTime(year: 2022, month: 6, day: 1)!.secondsSinceEpoch / 3600
-        let latest = LocalDateTime(year: 2029, month: 1, day: 1)!.secondsSinceEpoch / 3600
-        let lengths: [Int64] = [1, 24, 24 * 7, 24 * 31, 24 * 100]
-        var windows: [(Range<Int64>, Set<ComponentKind>, Set<String>, Int?)] = []
-        for trial in 0..<12 {
-            let start = trial % 3 == 0
-                ? LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch + Int64(trial) * 86_400
-                : Int64.random(in: earliest...latest, using: &random) * 3600
-            let window = start..<(start + lengths[trial % lengths.count] * 3600)
-            let kinds: Set<ComponentKind> = trial % 5 == 1 ? [.todo] : (trial % 5 == 3 ? [.event] : [.event, .todo, .journal])
-            let collections: Set<String> = trial % 4 == 2 ? ["work"] : ["home", "work"]
-            windows.append((window, kinds, collections, trial % 6 == 5 ? 7 : nil))
+        // Every sixth window with a limit.
+        let windows = OccurrenceCacheTests.randomWindows(seed: seed ^ 0x7E11, count: 12).enumerated().map { trial, window in
+            (window.0, window.1, window.2, trial % 6 == 5 ? 7 : nil as Int?)
         }
         var compared = 0, listed = 0, notesSeen = false
         for zoneName in ["UTC", "Pacific/Kiritimati", "America/New_York"] {
