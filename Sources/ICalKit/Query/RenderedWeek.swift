@@ -28,8 +28,8 @@ package struct RenderedWeek: Sendable {
 
     /// The memory the bytes are in (shared by the weeks of one read).
     private let storage: RenderedStorage
-    /// The rendered bytes: `count` bytes of the storage from `offset`.
-    private let offset: Int, byteCount: Int
+    /// Where the rendered bytes start in the storage.
+    private let offset: Int
     /// The collections' names, by their number in the entries.
     package let collections: [String]
     /// Where the first entry's head starts.
@@ -62,7 +62,7 @@ package struct RenderedWeek: Sendable {
             let entriesStart = reader.position
             for _ in 0..<count {
                 guard reader.integer(Int64.self) != nil, reader.integer(Int64.self) != nil, reader.integer(Int32.self) != nil,
-                      let kind = reader.integer(UInt8.self), [1, 2, 4].contains(kind),
+                      let kind = reader.integer(UInt8.self), kind == 1 || kind == 2 || kind == 4,
                       let collection = reader.integer(UInt16.self), Int(collection) < collections.count,
                       let length = reader.integer(UInt32.self), reader.bytes(Int(length)) != nil else { return nil }
             }
@@ -72,7 +72,6 @@ package struct RenderedWeek: Sendable {
         guard let parsed else { return nil }
         self.storage = storage
         self.offset = offset
-        self.byteCount = byteCount
         self.collections = parsed.collections
         self.entriesStart = parsed.entriesStart
         self.count = parsed.count
@@ -88,8 +87,7 @@ package struct RenderedWeek: Sendable {
         entries.reserveCapacity(listings.bytes.count + listings.count * 160)
         var piece = ByteBuffer(capacity: 1024)
         listings.forEach { listing in
-            let source = listing.source.map { Array($0) } ?? []
-            let collection = Array(source.prefix { $0 != UInt8(ascii: "/") })
+            let collection = listing.source.map { Array($0.prefix { $0 != UInt8(ascii: "/") }) } ?? []
             let number: Int
             if let known = numbers[collection] {
                 number = known
@@ -143,24 +141,27 @@ package struct RenderedWeek: Sendable {
     package func forEach(_ body: (Entry) -> Bool) {
         withExtendedLifetime(storage) {
             let base = UnsafeRawPointer(storage.base + offset)
-            var position = entriesStart
+            var next = entriesStart
             for _ in 0..<count {
-                // Validated by init(validating:).
-                func load<T: FixedWidthInteger>(_: T.Type) -> T {
-                    defer { position += MemoryLayout<T>.size }
-                    return T(littleEndian: base.loadUnaligned(fromByteOffset: position, as: T.self))
+                // Validated by init(validating:). The head: start 0, end 8, day 16, kind 20,
+                // collection 21, length 23; the bytes follow at 27.
+                let head = next
+                func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
+                    T(littleEndian: base.loadUnaligned(fromByteOffset: head + at, as: T.self))
                 }
-                let start = load(Int64.self), end = load(Int64.self), day = load(Int32.self)
-                let kind = load(UInt8.self), collection = load(UInt16.self), length = Int(load(UInt32.self))
-                let entry = Entry(startInstant: start, endInstant: end,
+                let day = load(16, Int32.self), length = Int(load(23, UInt32.self))
+                let entry = Entry(startInstant: load(0, Int64.self), endInstant: load(8, Int64.self),
                                   day: day == Int32.min ? nil : CalendarDate(daysSinceEpoch: Int(day)),
-                                  kind: kind, collection: Int(collection),
-                                  bytes: UnsafeRawBufferPointer(start: base + position, count: length))
-                position += length
+                                  kind: load(20, UInt8.self), collection: Int(load(21, UInt16.self)),
+                                  bytes: UnsafeRawBufferPointer(start: base + head + Self.headSize, count: length))
+                next = head + Self.headSize + length
                 guard body(entry) else { return }
             }
         }
     }
+
+    /// The bytes of an entry's head: instants, day, kind, collection, length.
+    private static let headSize = 8 + 8 + 4 + 1 + 2 + 4
 
     fileprivate static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }

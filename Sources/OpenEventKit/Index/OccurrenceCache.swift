@@ -648,10 +648,14 @@ extension StoreIndex {
 
         /// Every candidate's read diagnostics, then every one's time-zone and budget ones,
         /// candidates in collection and file-name order.
-        func diagnostics() -> [Diagnostic] {
-            let ordered = notes.sorted { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
-            return ordered.flatMap(\.read) + ordered.flatMap(\.query)
-        }
+        func diagnostics() -> [Diagnostic] { StoreIndex.diagnostics(of: notes) }
+    }
+
+    /// Every item's read diagnostics, then every one's time-zone and budget ones, items in
+    /// collection and file-name order: what a query over the candidates reports.
+    static func diagnostics(of notes: [(key: ItemKey, read: [Diagnostic], query: [Diagnostic])]) -> [Diagnostic] {
+        let ordered = notes.sorted { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
+        return ordered.flatMap(\.read) + ordered.flatMap(\.query)
     }
 
     /// Reads a window's rows (of `collections`, nil for all), and unless `rowsOnly` its

@@ -115,9 +115,8 @@ extension StoreIndex {
                     snapshot.weeks.append((week * OccurrenceCache.week, rendered))
                     snapshot.fresh.append((week, bytes))
                 }
-                let notes = try notes(db, window: window, collections: collections, kinds: kinds, except: [])
-                let ordered = notes.sorted { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
-                snapshot.diagnostics = ordered.flatMap(\.read) + ordered.flatMap(\.query)
+                snapshot.diagnostics = Self.diagnostics(of: try notes(db, window: window, collections: collections,
+                                                                      kinds: kinds, except: []))
                 return snapshot
             }
         }
