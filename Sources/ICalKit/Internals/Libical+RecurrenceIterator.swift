@@ -30,9 +30,9 @@ final class LibicalRecurrenceIterator {
     deinit {
         let raw = raw
         let rscale = rscale
-        Libical.withLock {
-            icalrecur_iterator_free(raw)
-            if let rscale { icalmemory_free_buffer(rscale) }
+        Libical.withLock { ical in
+            ical.recur_iterator_free(raw)
+            if let rscale { ical.memory_free_buffer(rscale) }
         }
     }
 
@@ -43,21 +43,21 @@ final class LibicalRecurrenceIterator {
     static func make(rule: String, start: LocalDateTime, isDate: Bool, until: LocalDateTime,
                      jumpTo: LocalDateTime?) -> LibicalRecurrenceIterator? {
         guard !rule.utf8.contains(0) else { return nil }
-        let made: (OpaquePointer, UnsafeMutablePointer<CChar>?)? = Libical.withLock {
-            var recurrence = icalrecurrencetype_from_string(rule)
+        let made: (OpaquePointer, UnsafeMutablePointer<CChar>?)? = Libical.withLock { ical in
+            var recurrence = ical.recurrencetype_from_string(rule)
             guard recurrence.freq != ICAL_NO_RECURRENCE else {
-                if let rscale = recurrence.rscale { icalmemory_free_buffer(rscale) }
+                if let rscale = recurrence.rscale { ical.memory_free_buffer(rscale) }
                 return nil
             }
             recurrence.count = 0
-            recurrence.until = icalTime(until, isDate: isDate)
-            guard let iterator = icalrecur_iterator_new(recurrence, icalTime(start, isDate: isDate)) else {
-                if let rscale = recurrence.rscale { icalmemory_free_buffer(rscale) }
+            recurrence.until = icalTime(until, isDate: isDate, ical)
+            guard let iterator = ical.recur_iterator_new(recurrence, icalTime(start, isDate: isDate, ical)) else {
+                if let rscale = recurrence.rscale { ical.memory_free_buffer(rscale) }
                 return nil
             }
             if let jumpTo, jumpTo > start {
                 // Refused (returns 0) only for rules with COUNT, which never get here.
-                _ = icalrecur_iterator_set_start(iterator, icalTime(jumpTo, isDate: isDate))
+                _ = ical.recur_iterator_set_start(iterator, icalTime(jumpTo, isDate: isDate, ical))
             }
             return (iterator, recurrence.rscale)
         }
@@ -70,12 +70,12 @@ final class LibicalRecurrenceIterator {
     func next(limit: Int) -> [LocalDateTime] {
         guard !isFinished, limit > 0 else { return [] }
         let raw = raw
-        let (times, finished): ([LocalDateTime], Bool) = Libical.withLock {
+        let (times, finished): ([LocalDateTime], Bool) = Libical.withLock { ical in
             var times: [LocalDateTime] = []
             times.reserveCapacity(limit)
             while times.count < limit {
-                let next = icalrecur_iterator_next(raw)
-                if icaltime_is_null_time(next) != 0 { return (times, true) }
+                let next = ical.recur_iterator_next(raw)
+                if ical.time_is_null_time(next) != 0 { return (times, true) }
                 // libical only produces real dates; anything else is skipped, not trusted.
                 if let local = LocalDateTime(year: Int(next.year), month: Int(next.month), day: Int(next.day),
                                              hour: next.is_date != 0 ? 0 : Int(next.hour),
@@ -93,8 +93,8 @@ final class LibicalRecurrenceIterator {
     }
 
     /// A floating `icaltimetype` for a wall-clock time (a DATE when `isDate`).
-    private static func icalTime(_ local: LocalDateTime, isDate: Bool) -> icaltimetype {
-        var time = icaltime_null_time()
+    private static func icalTime(_ local: LocalDateTime, isDate: Bool, _ ical: CLibical_library) -> icaltimetype {
+        var time = ical.time_null_time()
         time.year = Int32(local.date.year)
         time.month = Int32(local.date.month)
         time.day = Int32(local.date.day)

@@ -15,8 +15,8 @@ extension Libical {
     /// no rule ICalKit accepts fails later inside libical's iterator.
     static func recurrenceRuleProblem(_ text: String) -> String? {
         if text.utf8.contains(0) { return "the rule holds a NUL byte" }
-        return withLock { () -> String? in
-            var rule = icalrecurrencetype_from_string(text)
+        return withLock { ical -> String? in
+            var rule = ical.recurrencetype_from_string(text)
             defer {
                 if let scale = rule.rscale {
                     free(scale)
@@ -33,12 +33,12 @@ extension Libical {
     /// The RSCALE names libical (through ICU) can expand, uppercased; empty when it was
     /// built without RSCALE support. The corresponding libical function is
     /// `icalrecurrencetype_rscale_supported_calendars`.
-    static let supportedCalendarScales: Set<String> = withLock {
-        guard let array = icalrecurrencetype_rscale_supported_calendars() else { return [] }
-        defer { icalarray_free(array) }
+    static let supportedCalendarScales: Set<String> = withLock { ical in
+        guard let array = ical.recurrencetype_rscale_supported_calendars() else { return [] }
+        defer { ical.array_free(array) }
         var names = Set<String>()
         for index in 0..<array.pointee.num_elements {
-            guard let element = icalarray_element_at(array, index) else { continue }
+            guard let element = ical.array_element_at(array, index) else { continue }
             let name = element.assumingMemoryBound(to: UnsafePointer<CChar>?.self).pointee
             if let name { names.insert(ASCII.uppercased(String(cString: name))) }
         }

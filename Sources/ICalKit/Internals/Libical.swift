@@ -1,5 +1,12 @@
 internal import CLibical
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The one funnel every libical call goes through.
 ///
@@ -9,24 +16,48 @@ import Synchronization
 /// it, and nothing awaits in it. The lock is not re-entrant: never call `withLock` from a
 /// body, and never release an object whose `deinit` takes the lock inside one.
 enum Libical {
-    private static let lock = Mutex<Bool>(false)
+    /// The loaded library's functions; nil until the first call.
+    private static let lock = Mutex<UnsafePointer<CLibical_library>?>(nil)
 
-    /// Runs `body` under the lock, after bootstrapping libical once.
-    static func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try lock.withLock { (bootstrapped: inout Bool) throws -> Result in
-            if !bootstrapped {
-                bootstrap()
-                bootstrapped = true
+    /// Runs `body` under the lock with libical's functions, after loading and bootstrapping
+    /// libical once.
+    ///
+    /// libical is loaded with `dlopen` here, not linked (CLibical's `shim.h`): a process that
+    /// never expands a rule or asks for a zone, a warm store query for one, never maps it or
+    /// the ICU it brings. When it cannot be loaded there is nothing ICalKit can do: the
+    /// process reports why on standard error and exits with status 1, as the dynamic
+    /// loader did when libical was linked.
+    static func withLock<Result>(_ body: (CLibical_library) throws -> Result) rethrows -> Result {
+        try lock.withLock { (library: inout UnsafePointer<CLibical_library>?) throws -> Result in
+            if library == nil {
+                let loaded = load()
+                bootstrap(loaded.pointee)
+                library = loaded
             }
-            return try body()
+            return try body(library.unsafelyUnwrapped.pointee)
         }
     }
 
+    /// Loads libical, or ends the process with the reason.
+    private static func load() -> UnsafePointer<CLibical_library> {
+        let library = UnsafeMutablePointer<CLibical_library>.allocate(capacity: 1)
+        var error = [CChar](repeating: 0, count: 512)
+        guard CLibical_load(library, &error, error.count) == 0 else {
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let program = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "error"
+            let message = "\(program): libical could not be loaded (\(reason)); install it (Debian: apt-get install libical3)\n"
+            var bytes = Array(message.utf8)
+            _ = write(STDERR_FILENO, &bytes, bytes.count)
+            exit(EXIT_FAILURE)
+        }
+        return UnsafePointer(library)
+    }
+
     /// Sets libical's global settings explicitly (LIBICAL-NOTES §2, §4).
-    private static func bootstrap() {
-        icalerror_set_errors_are_fatal(0)
+    private static func bootstrap(_ ical: CLibical_library) {
+        ical.error_set_errors_are_fatal(0)
         // Zones load lazily from system tzdata; asking once makes a missing tzdata visible.
-        _ = icaltimezone_get_builtin_timezones()
+        _ = ical.timezone_get_builtin_timezones()
     }
 
     /// The libical version this process is linked with (`3.0.16`).
@@ -36,8 +67,8 @@ enum Libical {
 
     /// How many builtin zones libical loaded from system tzdata (0 means tzdata is missing).
     static var builtinZoneCount: Int {
-        withLock {
-            guard let zones = icaltimezone_get_builtin_timezones() else { return 0 }
+        withLock { ical in
+            guard let zones = ical.timezone_get_builtin_timezones() else { return 0 }
             return Int(zones.pointee.num_elements)
         }
     }
