@@ -19,14 +19,20 @@ let package = Package(
         // C
         .systemLibrary(
             name: "CLibical",
-            // libical alone (module.modulemap: link "ical"), not pkg-config's libs: those add
-            // libicalss and libicalvcal, of which nothing is used, and libicalss loads Berkeley
-            // DB; three libraries fewer to map and relocate at every start. Its headers are in
-            // the standard include path (Debian's libical-dev: /usr/include/libical).
+            // libical's headers only: the library itself (libical.so.3 alone, not libicalss or
+            // libicalvcal) is opened with dlopen by ICalKit's funnel on its first call (shim.h),
+            // so a process that never expands a rule with it maps neither it nor ICU. The
+            // headers are in the standard include path (Debian's libical-dev:
+            // /usr/include/libical).
             providers: [.apt(["libical-dev"]), .brew(["libical"])]),
         .systemLibrary(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // libxml2's reader, loaded with dlopen by the first WebDAV response read (shim.h
+        // declares the few functions used; no headers are needed to build).
+        .systemLibrary(
+            name: "CLibxml2",
+            providers: [.apt(["libxml2"]), .brew(["libxml2"])]),
 
         // Libraries
         .target(
@@ -40,6 +46,7 @@ let package = Package(
             dependencies: [
                 "ICalKit",
                 "CCurl",
+                "CLibxml2",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),

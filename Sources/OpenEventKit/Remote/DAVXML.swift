@@ -1,8 +1,6 @@
+internal import CLibxml2
 import Foundation
 import ICalKit
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// An element of a WebDAV response: its namespace and local name, its children and text.
 package final class XMLElementNode: @unchecked Sendable {
@@ -40,9 +38,13 @@ package final class XMLElementNode: @unchecked Sendable {
     }
 }
 
-/// WebDAV and CalDAV XML: request bodies, and responses parsed by FoundationXML's
-/// `XMLParser` (libxml2) into a small tree, bounded in depth and size, with external
-/// entities never resolved.
+/// WebDAV and CalDAV XML: request bodies, and responses read by libxml2's reader
+/// (`xmlTextReader`, loaded on first use) into a small tree, bounded in depth and size.
+///
+/// Nothing outside the document is ever read: no external entity or document type is
+/// loaded (neither `XML_PARSE_NOENT` nor `XML_PARSE_DTDLOAD` is set) and the network is
+/// off (`XML_PARSE_NONET`). A reference to an entity a document type declares is refused
+/// rather than dropped; the five predefined entities and character references are read.
 package enum DAVXML {
     package static let dav = "DAV:"
     package static let caldav = "urn:ietf:params:xml:ns:caldav"
@@ -61,18 +63,42 @@ package enum DAVXML {
     /// never holds more than one response's tree (see ``DAVResponse/each(in:url:_:)``).
     package static func parse(_ data: Data, url: String?,
                               eachResponse: ((XMLElementNode) -> Void)? = nil) throws(RemoteError) -> XMLElementNode {
-        let builder = TreeBuilder()
-        builder.eachResponse = eachResponse
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = builder
-        let ok = parser.parse()
+        let xml: UnsafePointer<CLibxml2_library>
+        switch xmlLibrary {
+        case .success(let loaded): xml = loaded
+        case .failure(let error): throw RemoteError(.network, error.message, url: url)
+        }
+        guard data.count < Int(Int32.max) else {
+            throw RemoteError(.tooLarge, "the server's XML is larger than 2 GB", url: url)
+        }
+        let options = Int32(CLibxml2_parse_nonet | CLibxml2_parse_noerror | CLibxml2_parse_nowarning)
+        var builder = TreeBuilder(eachResponse: eachResponse)
+        var errors = CLibxml2_no_errors(xml)
+        let status: Int32 = data.withUnsafeBytes { bytes in
+            // libxml2 reads a document of zero bytes from a null buffer as an error.
+            let empty: CChar = 0
+            return withUnsafePointer(to: empty) { emptyBuffer in
+                let buffer = bytes.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) } ?? emptyBuffer
+                guard let reader = xml.pointee.reader_for_memory(buffer, Int32(bytes.count), nil, nil, options) else { return -1 }
+                defer { xml.pointee.free_reader(reader) }
+                CLibxml2_capture_errors(reader, &errors)
+                var status: Int32
+                repeat {
+                    status = xml.pointee.read(reader)
+                    if status == 1, !builder.take(reader, xml.pointee) { return 1 }
+                } while status == 1
+                if status != 0 { builder.line = Int(xml.pointee.parser_line_number(reader)) }
+                return status
+            }
+        }
         if let problem = builder.problem { throw RemoteError(.malformed, problem, url: url) }
-        guard ok, builder.stack.isEmpty, let root = builder.root else {
-            let reason = parser.parserError.map { "\($0.localizedDescription)" }
-                ?? (builder.stack.isEmpty ? "no document element" : "the document ends inside <\(builder.stack.last!.name)>")
-            throw RemoteError(.malformed, "the server's XML cannot be read: \(reason) (line \(parser.lineNumber))", url: url)
+        guard status == 0, builder.stack.isEmpty, let root = builder.root else {
+            let message = withUnsafeBytes(of: errors.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let reason = message.isEmpty
+                ? (builder.stack.isEmpty ? "no document element" : "the document ends inside <\(builder.stack.last!.name)>")
+                : message.trimmingWhitespaceAndNewlines()
+            let line = errors.line > 0 ? Int(errors.line) : builder.line
+            throw RemoteError(.malformed, "the server's XML cannot be read: \(reason)\(line > 0 ? " (line \(line))" : "")", url: url)
         }
         return root
     }
@@ -80,29 +106,58 @@ package enum DAVXML {
     /// Escapes text for an XML element or attribute.
     package static func escaped(_ text: String) -> String { MarkupText.escaped(text) }
 
-    private final class TreeBuilder: NSObject, XMLParserDelegate {
+    /// Builds the tree from the reader's nodes, one at a time.
+    private struct TreeBuilder {
         var root: XMLElementNode?
         var stack: [XMLElementNode] = []
         var count = 0
         var problem: String?
-        var eachResponse: ((XMLElementNode) -> Void)?
+        var line = 0
+        let eachResponse: ((XMLElementNode) -> Void)?
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName: String?, attributes: [String: String] = [:]) {
-            count += 1
-            guard stack.count < DAVXML.maximumDepth, count <= DAVXML.maximumElements else {
-                problem = stack.count >= DAVXML.maximumDepth ? "the server's XML is nested deeper than \(DAVXML.maximumDepth) elements"
-                    : "the server's XML has more than \(DAVXML.maximumElements) elements"
-                parser.abortParsing()
-                return
-            }
-            let node = XMLElementNode(namespace: namespaceURI ?? "", name: elementName)
-            node.attributes = attributes
-            if let parent = stack.last { parent.children.append(node) } else { root = node }
-            stack.append(node)
+        init(eachResponse: ((XMLElementNode) -> Void)?) {
+            self.eachResponse = eachResponse
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        /// Takes the reader's current node; false (with ``problem`` set) to stop reading.
+        mutating func take(_ reader: OpaquePointer, _ xml: CLibxml2_library) -> Bool {
+            switch xml.node_type(reader) {
+            case Int32(CLibxml2_type_element):
+                count += 1
+                guard stack.count < DAVXML.maximumDepth, count <= DAVXML.maximumElements else {
+                    problem = stack.count >= DAVXML.maximumDepth ? "the server's XML is nested deeper than \(DAVXML.maximumDepth) elements"
+                        : "the server's XML has more than \(DAVXML.maximumElements) elements"
+                    return false
+                }
+                let node = XMLElementNode(namespace: Self.string(xml.const_namespace_uri(reader)),
+                                          name: Self.string(xml.const_local_name(reader)))
+                let isEmpty = xml.is_empty_element(reader) == 1
+                while xml.move_to_next_attribute(reader) == 1 {
+                    // Namespace declarations are not attributes of the element.
+                    guard Self.string(xml.const_namespace_uri(reader)) != "http://www.w3.org/2000/xmlns/" else { continue }
+                    node.attributes[Self.string(xml.const_name(reader))] = Self.string(xml.const_value(reader))
+                }
+                _ = xml.move_to_element(reader)
+                if let parent = stack.last { parent.children.append(node) } else { root = node }
+                stack.append(node)
+                if isEmpty { end() }
+            case Int32(CLibxml2_type_end_element):
+                end()
+            case Int32(CLibxml2_type_text), Int32(CLibxml2_type_cdata), Int32(CLibxml2_type_whitespace),
+                 Int32(CLibxml2_type_significant_whitespace):
+                stack.last?.text += Self.string(xml.const_value(reader))
+            case Int32(CLibxml2_type_entity_reference):
+                problem = "the server's XML refers to the entity &\(Self.string(xml.const_name(reader)));, "
+                    + "which only a document type declares (not read)"
+                return false
+            default:
+                break  // comments, processing instructions, the document type
+            }
+            return true
+        }
+
+        /// Ends the innermost element, handing over a finished response.
+        private mutating func end() {
             let node = stack.popLast()
             if let eachResponse, stack.count == 1, let node, node.name == "response", node.namespace == DAVXML.dav,
                stack[0].name == "multistatus", stack[0].namespace == DAVXML.dav {
@@ -111,16 +166,27 @@ package enum DAVXML {
             }
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            stack.last?.text += string
+        private static func string(_ text: UnsafePointer<UInt8>?) -> String {
+            text.map { String(cString: $0) } ?? ""
         }
-
-        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-            stack.last?.text += String(decoding: CDATABlock, as: UTF8.self)
-        }
-
-        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? { nil }
     }
+}
+
+/// libxml2, loaded by the first response read, or why it cannot be. Loading and
+/// `xmlInitParser` are done once (a global's initialiser runs exactly once).
+private nonisolated(unsafe) let xmlLibrary: Result<UnsafePointer<CLibxml2_library>, XMLUnavailable> = {
+    let library = UnsafeMutablePointer<CLibxml2_library>.allocate(capacity: 1)
+    var error = [CChar](repeating: 0, count: 512)
+    guard CLibxml2_load(library, &error, error.count) == 0 else {
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return .failure(XMLUnavailable(message: "libxml2 could not be loaded (\(reason)); install it: apt-get install libxml2"))
+    }
+    return .success(UnsafePointer(library))
+}()
+
+/// Why libxml2 cannot be used.
+private struct XMLUnavailable: Error {
+    var message: String
 }
 
 /// One `<response>` of a `207 Multi-Status`: its href, the properties found (status 200), and
