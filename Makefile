@@ -3,7 +3,7 @@
 #   make demo         install what is missing, build, run `ical` on the sample calendars
 #   make test         install what is missing, build, run every test, then the samples (what CI runs)
 #   make samples      build and run the sample apps (samples/) against a temporary store, check their output
-#   make deps         install libical-dev, libsqlite3-dev, libcurl4-openssl-dev, tzdata and pkg-config when missing (apt-get, retried once)
+#   make deps         install libical-dev, libsqlite3-dev, libcurl4-openssl-dev, libxml2, tzdata and pkg-config when missing (apt-get, retried once)
 #                     (make test also installs chromium and python3, for the printable view's browser test)
 #   make build        debug build
 #   make release      the shipped ical: release, Swift runtime linked in (scripts/release-flags.sh)

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs what the build needs when it is missing: libical-dev, libsqlite3-dev (for GRDB,
-# the store's query index), libcurl4-openssl-dev (the CalDAV client), tzdata, pkg-config, and script and setsid for the samples' checks.
+# the store's query index), libcurl4-openssl-dev (the CalDAV client), libxml2 (its WebDAV
+# responses; opened with dlopen, so only the library), tzdata, pkg-config, and script and
+# setsid for the samples' checks.
 # As root it runs apt-get directly; otherwise through sudo when sudo is there.
 # apt-get sometimes fails transiently (a dpkg archive it cannot read): retry once.
 set -u
@@ -15,6 +17,8 @@ fi
 if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libcurl 2>/dev/null; then
     missing="$missing libcurl4-openssl-dev"
 fi
+# libxml2 reads WebDAV responses (CLibxml2, opened with dlopen: no headers needed).
+/sbin/ldconfig -p 2>/dev/null | grep -q 'libxml2\.so\.2 ' || missing="$missing libxml2"
 [ -f /usr/share/zoneinfo/zone.tab ] || missing="$missing tzdata"
 # script(1) and setsid(1) run the samples on a pseudo-terminal and without one (make samples).
 command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
