@@ -36,6 +36,7 @@ PYTHON=${PYTHON:-python3}
 say() { printf '%s\n' "$*" >&2; }
 
 say "caldav: building ical (release)"
+ICAL_PACKAGE_ROOT="$top"
 . "$top/scripts/release-flags.sh"
 "$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
 ICAL="$("$SWIFT" build -c release --package-path "$top" --show-bin-path)/ical"

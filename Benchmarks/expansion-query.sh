@@ -52,6 +52,7 @@ say "expansion-query: building ical (release) at the top, ical-generate here, th
 if [ -n "${BENCH_EXPANSION_ICAL:-}" ]; then
     ICAL=$BENCH_EXPANSION_ICAL
 else
+    ICAL_PACKAGE_ROOT="$top"
     . "$top/scripts/release-flags.sh"
     "$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
     ICAL="$("$SWIFT" build -c release --package-path "$top" --show-bin-path)/ical"

@@ -43,6 +43,7 @@ say() { printf '%s\n' "$*" >&2; }
 # MARK: Build
 
 say "memory: building ical (release) at the top, ical-generate here"
+ICAL_PACKAGE_ROOT="$top"
 . "$top/scripts/release-flags.sh"
 "$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
 ICAL="$("$SWIFT" build -c release --package-path "$top" --show-bin-path)/ical"

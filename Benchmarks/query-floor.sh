@@ -47,6 +47,7 @@ month_last=$(date -u -d "$MONTH-01 +1 month -1 day" +%Y-%m-%d)   # khal's END da
 say() { printf '%s\n' "$*" >&2; }
 
 say "query-floor: building ical (release) at the top, ical-generate here, the C helpers"
+ICAL_PACKAGE_ROOT="$top"
 . "$top/scripts/release-flags.sh"
 "$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
 ICAL="$("$SWIFT" build -c release --package-path "$top" --show-bin-path)/ical"

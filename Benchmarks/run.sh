@@ -76,6 +76,7 @@ RUN_TIMED="$here/.build/run-timed"
 
 # The `ical` command line, built at the top as users build it.
 say "bench: building ical (release)"
+ICAL_PACKAGE_ROOT="$(cd "$here/.." && pwd)"
 . "$here/../scripts/release-flags.sh"
 "$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$here/.." --product ical >&2
 ICAL="$("$SWIFT" build -c release --package-path "$here/.." --show-bin-path)/ical"

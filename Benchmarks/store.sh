@@ -64,6 +64,7 @@ say() { printf '%s\n' "$*" >&2; }
 # MARK: Build
 
 say "store: building ical and store-bench (release) at the top, ical-generate here"
+ICAL_PACKAGE_ROOT="$top"
 . "$top/scripts/release-flags.sh"
 "$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product ical >&2
 "$SWIFT" build -c release $ICAL_RELEASE_FLAGS --package-path "$top" --product store-bench >&2

@@ -60,7 +60,8 @@ enum Libical {
         _ = ical.timezone_get_builtin_timezones()
     }
 
-    /// The libical version this process is linked with (`3.0.16`).
+    /// The libical version whose headers ICalKit was built with (`3.0.16`); the library opened at
+    /// run time is `libical.so.3` of the same major version.
     static var version: String {
         ICAL_VERSION
     }
@@ -76,7 +77,8 @@ enum Libical {
 
 /// Facts about the C library ICalKit runs on.
 public enum LibicalInfo {
-    /// The libical version this process is linked with, for example `3.0.16`.
+    /// The libical version ICalKit was built with, for example `3.0.16` (its headers; the
+    /// library itself, `libical.so.3`, is opened on first use).
     public static var version: String { Libical.version }
     /// The number of IANA zones libical found in system tzdata; 0 means tzdata is missing
     /// and every IANA TZID would float silently inside libical.
