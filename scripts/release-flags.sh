@@ -23,6 +23,11 @@
 # code from an executable (some 14,500), which nothing looks up; at each start the runtime's
 # backtracer calls dladdr, which scans them all (0.48 M instructions of a 10.7 M warm query).
 #
+# --disable-local-rpath: no `$ORIGIN` run path, which the binary (the package's modules all
+# linked in) does not use; with it the loader first looked for libc, libm and libgcc_s in
+# `ical`'s own folder and its `glibc-hwcaps`, `tls` and `x86_64` subfolders (some twenty
+# failed `openat` and `stat` calls at every start).
+#
 # SQLite and libstdc++ from their static archives (libsqlite3-dev's libsqlite3.a, GCC's
 # libstdc++.a), when they are there: a folder holding only links to them is searched before
 # the system's folders, so `-lsqlite3` and `-lstdc++` find the archives. Their shared
@@ -46,5 +51,5 @@ for ical_archive in libsqlite3.a libstdc++.a; do
     [ -n "$ical_archive_path" ] || continue
     mkdir -p "$ical_archives" && ln -sf "$ical_archive_path" "$ical_archives/$ical_archive" && ical_archive_flags="-Xswiftc -L$ical_archives"
 done
-ICAL_RELEASE_FLAGS="--static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors -Xlinker --no-export-dynamic $ical_archive_flags"
+ICAL_RELEASE_FLAGS="--static-swift-stdlib --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors -Xlinker --no-export-dynamic $ical_archive_flags"
 unset ical_archives ical_archive_flags ical_archive ical_archive_path ical_cc

@@ -66,8 +66,8 @@ package final class StoreIndex: Sendable {
     package var isInMemory: Bool { state.withLock { $0.isInMemory } }
 
     /// Closes the database connection (SQLite then checkpoints its write-ahead log and
-    /// removes it when no other process has the file open), for a process that leaves the
-    /// index to its exit instead of releasing it; the index cannot be used after.
+    /// truncates it to nothing when no other process has the file open), for a process that
+    /// leaves the index to its exit instead of releasing it; the index cannot be used after.
     package func closeDatabase() {
         state.withLock { state in try? state.queue.close() }
     }
@@ -153,6 +153,15 @@ package final class StoreIndex: Sendable {
         configuration.label = "OpenEventKit.StoreIndex"
         configuration.prepareDatabase { db in
             try enableWriteAheadLog(db)
+            // The log and its shared-memory index are kept beside the index between
+            // processes rather than created and deleted by each (a warm query made two files,
+            // sized one with eight writes, and removed both: file creation is most of a small
+            // query's system time on a busy file system). The last connection to close still
+            // checkpoints the log and, with a size limit set, truncates it to nothing, so
+            // the next process has no log to read back.
+            var persist: Int32 = 1
+            _ = sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, &persist)
+            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")   // rebuildable: no fsync per transaction
             // Pages are read through a memory map rather than copied in by a system call
             // each: a month read from the occurrence cache touches hundreds of pages.

@@ -37,6 +37,38 @@ import Testing
         #expect(again.isEmpty, sourceLocation: sourceLocation)
     }
 
+    @Test func theLogIsKeptEmptyBetweenProcessesNotMadeAndDeletedByEach() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        func identity(_ suffix: String) throws -> (inode: UInt64, size: Int64) {
+            var info = stat()
+            #expect(stat(path + suffix, &info) == 0, "\(path + suffix) is kept")
+            return (UInt64(info.st_ino), Int64(info.st_size))
+        }
+        let log = try identity("-wal"), shared = try identity("-shm")
+        #expect(log.size == 0, "the log is checkpointed and truncated when the last connection closes")
+        // Another "process": one that reads, and one that writes (an item changed on disk).
+        do {
+            let (index, notices, _) = try StoreIndex.open(store: store)
+            #expect(notices.isEmpty)
+            #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 3)
+        }
+        try folder.write("home/d.ics", StoreIndexRefreshTests.event("d", start: "20260312T090000Z"))
+        do {
+            let (index, _, refresh) = try StoreIndex.open(store: store)
+            #expect(refresh.added == 1)
+            #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 4)
+            index.closeDatabase()
+        }
+        #expect(try identity("-wal").inode == log.inode)
+        #expect(try identity("-wal").size == 0, "what was written is checkpointed and the log truncated")
+        #expect(try identity("-shm").inode == shared.inode)
+        let (index, notices, _) = try StoreIndex.open(store: store)
+        #expect(notices.isEmpty)
+        #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 4)
+    }
+
     @Test func garbageBytesAreRebuilt() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
