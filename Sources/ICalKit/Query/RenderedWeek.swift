@@ -58,15 +58,22 @@ package struct RenderedWeek: Sendable {
                 guard let length = reader.integer(UInt16.self), let name = reader.bytes(Int(length)) else { return nil }
                 collections.append(String(decoding: name, as: UTF8.self))
             }
-            guard let count = reader.integer(UInt32.self) else { return nil }
+            guard let count = reader.integer(UInt32.self), let base = buffer.baseAddress else { return nil }
             let entriesStart = reader.position
+            // Each head whole, its kind and calendar known, its bytes inside the buffer: the
+            // fields forEach reads at fixed offsets (start 0, end 8, day 16, kind 20,
+            // collection 21, length 23), checked here in one pass without a cursor.
+            var next = entriesStart
             for _ in 0..<count {
-                guard reader.integer(Int64.self) != nil, reader.integer(Int64.self) != nil, reader.integer(Int32.self) != nil,
-                      let kind = reader.integer(UInt8.self), kind == 1 || kind == 2 || kind == 4,
-                      let collection = reader.integer(UInt16.self), Int(collection) < collections.count,
-                      let length = reader.integer(UInt32.self), reader.bytes(Int(length)) != nil else { return nil }
+                guard buffer.count - next >= Self.headSize else { return nil }
+                let kind = base.load(fromByteOffset: next + 20, as: UInt8.self)
+                let collection = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: next + 21, as: UInt16.self))
+                let length = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: next + 23, as: UInt32.self)))
+                guard kind == 1 || kind == 2 || kind == 4, Int(collection) < collections.count,
+                      buffer.count - next - Self.headSize >= length else { return nil }
+                next += Self.headSize + length
             }
-            guard reader.position == buffer.count else { return nil }
+            guard next == buffer.count else { return nil }
             return (collections, entriesStart, Int(count))
         }()
         guard let parsed else { return nil }

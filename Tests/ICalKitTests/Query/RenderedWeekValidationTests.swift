@@ -1,0 +1,70 @@
+import Testing
+@testable import ICalKit
+
+/// A rendered week comes from the query index file, which anyone who can write the store can
+/// change: every byte layout that is not a whole, known week must be refused before a query
+/// reads an entry from it.
+@Suite struct RenderedWeekValidationTests {
+    /// A week of two calendars and three entries, as the rendering cache stores it.
+    private static func week(kinds: [UInt8] = [1, 2, 4], collections: [UInt16] = [0, 1, 1],
+                             lengths: [UInt32]? = nil, bytes: [[UInt8]] = [Array("{\"a\"}".utf8), [], Array("x,y".utf8)]) -> [UInt8] {
+        func put<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
+            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+        }
+        var out: [UInt8] = [RenderedWeek.version]
+        put(UInt16(2), &out)
+        for name in ["home", "work"] {
+            put(UInt16(name.utf8.count), &out)
+            out.append(contentsOf: name.utf8)
+        }
+        put(UInt32(kinds.count), &out)
+        for index in kinds.indices {
+            put(Int64(1_000 + index), &out)
+            put(Int64(2_000 + index), &out)
+            put(index == 1 ? Int32.min : Int32(20_500), &out)
+            out.append(kinds[index])
+            put(collections[index], &out)
+            put(lengths?[index] ?? UInt32(bytes[index].count), &out)
+            out.append(contentsOf: bytes[index])
+        }
+        return out
+    }
+
+    @Test func aWholeWeekIsReadAsWritten() throws {
+        let week = try #require(RenderedWeek(validating: Self.week()))
+        #expect(week.collections == ["home", "work"])
+        var seen: [(Int64, Int64, Int?, UInt8, Int, String)] = []
+        week.forEach { entry in
+            seen.append((entry.startInstant, entry.endInstant, entry.day?.daysSinceEpoch, entry.kind, entry.collection,
+                         String(decoding: entry.bytes, as: UTF8.self)))
+            return true
+        }
+        #expect(seen.map(\.0) == [1_000, 1_001, 1_002])
+        #expect(seen.map(\.1) == [2_000, 2_001, 2_002])
+        #expect(seen.map(\.2) == [20_500, nil, 20_500])
+        #expect(seen.map(\.3) == [1, 2, 4])
+        #expect(seen.map(\.4) == [0, 1, 1])
+        #expect(seen.map(\.5) == ["{\"a\"}", "", "x,y"])
+    }
+
+    @Test func everyCutIsRefused() {
+        let whole = Self.week()
+        for length in 0..<whole.count {
+            #expect(RenderedWeek(validating: Array(whole.prefix(length))) == nil, "cut to \(length) of \(whole.count) bytes")
+        }
+        #expect(RenderedWeek(validating: whole + [0]) == nil, "a byte after the last entry")
+    }
+
+    @Test func unknownKindsCalendarsAndLengthsAreRefused() {
+        #expect(RenderedWeek(validating: Self.week(kinds: [1, 3, 4])) == nil, "kind 3")
+        #expect(RenderedWeek(validating: Self.week(kinds: [0, 2, 4])) == nil, "kind 0")
+        #expect(RenderedWeek(validating: Self.week(kinds: [1, 2, 8])) == nil, "kind 8")
+        #expect(RenderedWeek(validating: Self.week(collections: [0, 2, 1])) == nil, "a third calendar of two")
+        #expect(RenderedWeek(validating: Self.week(lengths: [5, 0, 4])) == nil, "the last entry longer than its bytes")
+        #expect(RenderedWeek(validating: Self.week(lengths: [5, 0, UInt32.max])) == nil, "a length past any buffer")
+        #expect(RenderedWeek(validating: Self.week(lengths: [4, 0, 3])) == nil, "a short length leaves bytes over")
+        var version = Self.week()
+        version[0] = RenderedWeek.version &+ 1
+        #expect(RenderedWeek(validating: version) == nil, "another layout")
+    }
+}
