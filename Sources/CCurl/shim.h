@@ -8,7 +8,7 @@
 // call: these typed wrappers are the whole surface that OpenEventKit's HTTPFunnel
 // (Sources/OpenEventKit/Remote/HTTPFunnel.swift) uses.
 #include <curl/curl.h>
-#include <dlfcn.h>
+#include "../DynamicLoading/dynamic_loading.h"
 #include <stddef.h>
 
 typedef size_t (*CCurl_data_callback)(char *data, size_t size, size_t count, void *context);
@@ -36,9 +36,9 @@ static inline int CCurl_load(CCurl_library *library, char *error, size_t size) {
     for (size_t i = 0; i < sizeof names / sizeof names[0] && handle == NULL; i++) {
         handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     }
-#define CCURL_RESOLVE(field, symbol) \
-    if (handle != NULL && (*(void **)(&library->field) = dlsym(handle, symbol)) == NULL) handle = NULL;
     void *loaded = handle;
+    CCurl_library resolved;
+#define CCURL_RESOLVE(field, symbol) OPENEVENTKIT_RESOLVE(handle, resolved, field, symbol)
     CCURL_RESOLVE(global_init, "curl_global_init")
     CCURL_RESOLVE(easy_init, "curl_easy_init")
     CCURL_RESOLVE(easy_cleanup, "curl_easy_cleanup")
@@ -50,16 +50,8 @@ static inline int CCurl_load(CCurl_library *library, char *error, size_t size) {
     CCURL_RESOLVE(slist_append, "curl_slist_append")
     CCURL_RESOLVE(slist_free_all, "curl_slist_free_all")
 #undef CCURL_RESOLVE
-    if (handle == NULL) {
-        const char *text = dlerror();
-        if (size > 0) {
-            size_t i = 0;
-            for (; text != NULL && text[i] != '\0' && i + 1 < size; i++) error[i] = text[i];
-            error[i] = '\0';
-        }
-        if (loaded != NULL) dlclose(loaded);
-        return -1;
-    }
+    if (OpenEventKit_finish_load(handle, loaded, error, size) != 0) return -1;
+    *library = resolved;
     return 0;
 }
 

@@ -9,8 +9,7 @@
 // libical, so it no longer pays for it.
 // Calling a libical function by name from Swift fails to link: go through the table.
 #include <libical/ical.h>
-#include <dlfcn.h>
-#include <stddef.h>
+#include "../DynamicLoading/dynamic_loading.h"
 
 /// The libical functions ICalKit calls, resolved from the loaded library. Each field has
 /// the type of the function it names, taken from libical's own declaration.
@@ -42,10 +41,9 @@ static inline int CLibical_load(CLibical_library *_Nonnull library, char *_Nonnu
 #else
     void *handle = dlopen("libical.so.3", RTLD_NOW | RTLD_LOCAL);
 #endif
-    CLibical_library loaded;
     void *opened = handle;
-#define CLIBICAL_RESOLVE(field, symbol) \
-    if (handle != NULL && (*(void **)(&loaded.field) = dlsym(handle, symbol)) == NULL) handle = NULL;
+    CLibical_library loaded;
+#define CLIBICAL_RESOLVE(field, symbol) OPENEVENTKIT_RESOLVE(handle, loaded, field, symbol)
     CLIBICAL_RESOLVE(error_set_errors_are_fatal, "icalerror_set_errors_are_fatal")
     CLIBICAL_RESOLVE(timezone_get_builtin_timezones, "icaltimezone_get_builtin_timezones")
     CLIBICAL_RESOLVE(recurrencetype_from_string, "icalrecurrencetype_from_string")
@@ -60,16 +58,7 @@ static inline int CLibical_load(CLibical_library *_Nonnull library, char *_Nonnu
     CLIBICAL_RESOLVE(time_is_null_time, "icaltime_is_null_time")
     CLIBICAL_RESOLVE(time_null_time, "icaltime_null_time")
 #undef CLIBICAL_RESOLVE
-    if (handle == NULL) {
-        const char *text = dlerror();
-        if (size > 0) {
-            size_t i = 0;
-            for (; text != NULL && text[i] != '\0' && i + 1 < size; i++) error[i] = text[i];
-            error[i] = '\0';
-        }
-        if (opened != NULL) dlclose(opened);
-        return -1;
-    }
+    if (OpenEventKit_finish_load(handle, opened, error, size) != 0) return -1;
     *library = loaded;
     return 0;
 }

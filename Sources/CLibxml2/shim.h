@@ -7,8 +7,7 @@
 // `ical` process paid at start, offline queries included. Only libxml2's reader interface
 // is used (xmlreader.h, stable since libxml2 2.5), declared here with opaque pointers, so
 // building needs no libxml2 headers.
-#include <dlfcn.h>
-#include <stddef.h>
+#include "../DynamicLoading/dynamic_loading.h"
 
 typedef struct CLibxml2_reader CLibxml2_reader;  // xmlTextReader
 typedef void (*CLibxml2_error_function)(void *arg, const char *message, int severity, void *locator);
@@ -58,10 +57,9 @@ static inline int CLibxml2_load(CLibxml2_library *_Nonnull library, char *_Nonnu
 #else
     void *handle = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
 #endif
-    CLibxml2_library loaded;
     void *opened = handle;
-#define CLIBXML2_RESOLVE(field, symbol) \
-    if (handle != NULL && (*(void **)(&loaded.field) = dlsym(handle, symbol)) == NULL) handle = NULL;
+    CLibxml2_library loaded;
+#define CLIBXML2_RESOLVE(field, symbol) OPENEVENTKIT_RESOLVE(handle, loaded, field, symbol)
     CLIBXML2_RESOLVE(init_parser, "xmlInitParser")
     CLIBXML2_RESOLVE(reader_for_memory, "xmlReaderForMemory")
     CLIBXML2_RESOLVE(read, "xmlTextReaderRead")
@@ -78,16 +76,7 @@ static inline int CLibxml2_load(CLibxml2_library *_Nonnull library, char *_Nonnu
     CLIBXML2_RESOLVE(locator_line_number, "xmlTextReaderLocatorLineNumber")
     CLIBXML2_RESOLVE(free_reader, "xmlFreeTextReader")
 #undef CLIBXML2_RESOLVE
-    if (handle == NULL) {
-        const char *text = dlerror();
-        if (size > 0) {
-            size_t i = 0;
-            for (; text != NULL && text[i] != '\0' && i + 1 < size; i++) error[i] = text[i];
-            error[i] = '\0';
-        }
-        if (opened != NULL) dlclose(opened);
-        return -1;
-    }
+    if (OpenEventKit_finish_load(handle, opened, error, size) != 0) return -1;
     loaded.init_parser();
     *library = loaded;
     return 0;
