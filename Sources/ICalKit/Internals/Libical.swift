@@ -23,8 +23,8 @@ enum Libical {
     /// libical once.
     ///
     /// libical is loaded with `dlopen` here, not linked (CLibical's `shim.h`): a process that
-    /// never expands a rule or asks for a zone, a warm store query for one, never maps it or
-    /// the ICU it brings. When it cannot be loaded there is nothing ICalKit can do: the
+    /// never reads or expands a recurrence rule, a warm store query for one, never maps it
+    /// or the ICU it brings. When it cannot be loaded there is nothing ICalKit can do: the
     /// process reports why on standard error and exits with status 1, as the dynamic
     /// loader did when libical was linked.
     static func withLock<Result>(_ body: (CLibical_library) throws -> Result) rethrows -> Result {
