@@ -26,7 +26,6 @@ typedef struct CLibical_library {
     __typeof__(icalrecur_iterator_free) *_Nonnull recur_iterator_free;
     __typeof__(icalmemory_free_buffer) *_Nonnull memory_free_buffer;
     __typeof__(icaltime_is_null_time) *_Nonnull time_is_null_time;
-    __typeof__(icaltime_null_time) *_Nonnull time_null_time;
 } CLibical_library;
 
 /// Loads libical 3 (Debian's libical3: libical.so.3) and resolves its functions into
@@ -34,13 +33,7 @@ typedef struct CLibical_library {
 /// bytes, NUL-terminated) and `library` untouched. Not thread-safe: ICalKit calls it once,
 /// under its lock.
 static inline int CLibical_load(CLibical_library *_Nonnull library, char *_Nonnull error, size_t size) {
-    // The major version the headers describe; never an unversioned name, which may be a
-    // library of another ABI.
-#if defined(__APPLE__)
-    void *handle = dlopen("libical.3.dylib", RTLD_NOW | RTLD_LOCAL);
-#else
-    void *handle = dlopen("libical.so.3", RTLD_NOW | RTLD_LOCAL);
-#endif
+    void *handle = OpenEventKit_open("libical.so.3", "libical.3.dylib");  // the headers' major version
     void *opened = handle;
     CLibical_library loaded;
 #define CLIBICAL_RESOLVE(field, symbol) OPENEVENTKIT_RESOLVE(handle, loaded, field, symbol)
@@ -56,7 +49,6 @@ static inline int CLibical_load(CLibical_library *_Nonnull library, char *_Nonnu
     CLIBICAL_RESOLVE(recur_iterator_free, "icalrecur_iterator_free")
     CLIBICAL_RESOLVE(memory_free_buffer, "icalmemory_free_buffer")
     CLIBICAL_RESOLVE(time_is_null_time, "icaltime_is_null_time")
-    CLIBICAL_RESOLVE(time_null_time, "icaltime_null_time")
 #undef CLIBICAL_RESOLVE
     if (OpenEventKit_finish_load(handle, opened, error, size) != 0) return -1;
     *library = loaded;

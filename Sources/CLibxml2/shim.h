@@ -52,11 +52,7 @@ enum {
 /// holding dlerror's text (at most `size` bytes, NUL-terminated). Not thread-safe: call it
 /// once (DAVXML does, from a global's initialiser).
 static inline int CLibxml2_load(CLibxml2_library *_Nonnull library, char *_Nonnull error, size_t size) {
-#if defined(__APPLE__)
-    void *handle = dlopen("libxml2.2.dylib", RTLD_NOW | RTLD_LOCAL);
-#else
-    void *handle = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
-#endif
+    void *handle = OpenEventKit_open("libxml2.so.2", "libxml2.2.dylib");
     void *opened = handle;
     CLibxml2_library loaded;
 #define CLIBXML2_RESOLVE(field, symbol) OPENEVENTKIT_RESOLVE(handle, loaded, field, symbol)

@@ -2,10 +2,23 @@
 #define OPENEVENTKIT_DYNAMIC_LOADING_H
 
 // What the C modules that open a library with dlopen on first use share (CCurl, CLibical,
-// CLibxml2): resolving a function into a table, and the end of a load. Included by their
+// CLibxml2): opening by a versioned name, resolving a function into a table, and the end
+// of a load. Included by their
 // shim.h, not a module of its own.
 #include <dlfcn.h>
 #include <stddef.h>
+
+/// Opens a library by its versioned name (`linux_name`, or `darwin_name` on Darwin), never
+/// by an unversioned one, which may be a library of another ABI; NULL when it cannot.
+static inline void *OpenEventKit_open(const char *linux_name, const char *darwin_name) {
+#if defined(__APPLE__)
+    (void)linux_name;
+    return dlopen(darwin_name, RTLD_NOW | RTLD_LOCAL);
+#else
+    (void)darwin_name;
+    return dlopen(linux_name, RTLD_NOW | RTLD_LOCAL);
+#endif
+}
 
 /// Resolves `symbol` into `table.field`; when the library lacks it, `handle` becomes NULL and
 /// the load fails.

@@ -50,14 +50,14 @@ final class LibicalRecurrenceIterator {
                 return nil
             }
             recurrence.count = 0
-            recurrence.until = icalTime(until, isDate: isDate, ical)
-            guard let iterator = ical.recur_iterator_new(recurrence, icalTime(start, isDate: isDate, ical)) else {
+            recurrence.until = icalTime(until, isDate: isDate)
+            guard let iterator = ical.recur_iterator_new(recurrence, icalTime(start, isDate: isDate)) else {
                 if let rscale = recurrence.rscale { ical.memory_free_buffer(rscale) }
                 return nil
             }
             if let jumpTo, jumpTo > start {
                 // Refused (returns 0) only for rules with COUNT, which never get here.
-                _ = ical.recur_iterator_set_start(iterator, icalTime(jumpTo, isDate: isDate, ical))
+                _ = ical.recur_iterator_set_start(iterator, icalTime(jumpTo, isDate: isDate))
             }
             return (iterator, recurrence.rscale)
         }
@@ -93,8 +93,8 @@ final class LibicalRecurrenceIterator {
     }
 
     /// A floating `icaltimetype` for a wall-clock time (a DATE when `isDate`).
-    private static func icalTime(_ local: LocalDateTime, isDate: Bool, _ ical: CLibical_library) -> icaltimetype {
-        var time = ical.time_null_time()
+    private static func icalTime(_ local: LocalDateTime, isDate: Bool) -> icaltimetype {
+        var time = icaltimetype()  // all zero: libical's icaltime_null_time()
         time.year = Int32(local.date.year)
         time.month = Int32(local.date.month)
         time.day = Int32(local.date.day)

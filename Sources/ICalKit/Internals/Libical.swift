@@ -40,17 +40,16 @@ enum Libical {
 
     /// Loads libical, or ends the process with the reason.
     private static func load() -> UnsafePointer<CLibical_library> {
-        let library = UnsafeMutablePointer<CLibical_library>.allocate(capacity: 1)
-        var error = [CChar](repeating: 0, count: 512)
-        guard CLibical_load(library, &error, error.count) == 0 else {
-            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch DynamicLibrary.load({ CLibical_load($0, $1, $2) }) {
+        case .success(let library):
+            return library
+        case .failure(let failure):
             let program = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "error"
-            let message = "\(program): libical could not be loaded (\(reason)); install it (Debian: apt-get install libical3)\n"
+            let message = "\(program): libical could not be loaded (\(failure.reason)); install it (Debian: apt-get install libical3)\n"
             var bytes = Array(message.utf8)
             _ = write(STDERR_FILENO, &bytes, bytes.count)
             exit(EXIT_FAILURE)
         }
-        return UnsafePointer(library)
     }
 
     /// Sets libical's global settings explicitly (LIBICAL-NOTES §2, §4).

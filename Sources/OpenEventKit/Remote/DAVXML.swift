@@ -75,21 +75,18 @@ package enum DAVXML {
         var builder = TreeBuilder(eachResponse: eachResponse)
         var errors = CLibxml2_no_errors(xml)
         let status: Int32 = data.withUnsafeBytes { bytes in
-            // libxml2 reads a document of zero bytes from a null buffer as an error.
-            let empty: CChar = 0
-            return withUnsafePointer(to: empty) { emptyBuffer in
-                let buffer = bytes.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) } ?? emptyBuffer
-                guard let reader = xml.pointee.reader_for_memory(buffer, Int32(bytes.count), nil, nil, options) else { return -1 }
-                defer { xml.pointee.free_reader(reader) }
-                CLibxml2_capture_errors(reader, &errors)
-                var status: Int32
-                repeat {
-                    status = xml.pointee.read(reader)
-                    if status == 1, !builder.take(reader, xml.pointee) { return 1 }
-                } while status == 1
-                if status != 0 { builder.line = Int(xml.pointee.parser_line_number(reader)) }
-                return status
-            }
+            // No bytes (no buffer) is no document: libxml2 makes no reader for it.
+            guard let buffer = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+                  let reader = xml.pointee.reader_for_memory(buffer, Int32(bytes.count), nil, nil, options) else { return -1 }
+            defer { xml.pointee.free_reader(reader) }
+            CLibxml2_capture_errors(reader, &errors)
+            var status: Int32
+            repeat {
+                status = xml.pointee.read(reader)
+                if status == 1, !builder.take(reader, xml.pointee) { return 1 }
+            } while status == 1
+            if status != 0 { builder.line = Int(xml.pointee.parser_line_number(reader)) }
+            return status
         }
         if let problem = builder.problem { throw RemoteError(.malformed, problem, url: url) }
         guard status == 0, builder.stack.isEmpty, let root = builder.root else {
@@ -174,15 +171,10 @@ package enum DAVXML {
 
 /// libxml2, loaded by the first response read, or why it cannot be. Loading and
 /// `xmlInitParser` are done once (a global's initialiser runs exactly once).
-private nonisolated(unsafe) let xmlLibrary: Result<UnsafePointer<CLibxml2_library>, XMLUnavailable> = {
-    let library = UnsafeMutablePointer<CLibxml2_library>.allocate(capacity: 1)
-    var error = [CChar](repeating: 0, count: 512)
-    guard CLibxml2_load(library, &error, error.count) == 0 else {
-        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return .failure(XMLUnavailable(message: "libxml2 could not be loaded (\(reason)); install it: apt-get install libxml2"))
+private nonisolated(unsafe) let xmlLibrary: Result<UnsafePointer<CLibxml2_library>, XMLUnavailable> =
+    DynamicLibrary.load({ CLibxml2_load($0, $1, $2) }).mapError {
+        XMLUnavailable(message: "libxml2 could not be loaded (\($0.reason)); install it: apt-get install libxml2")
     }
-    return .success(UnsafePointer(library))
-}()
 
 /// Why libxml2 cannot be used.
 private struct XMLUnavailable: Error {

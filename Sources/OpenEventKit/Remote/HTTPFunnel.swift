@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import ICalKit
 import Synchronization
 
 /// A problem talking to a server: what went wrong and the URL involved. Never carries a
@@ -230,17 +231,16 @@ package final class HTTPFunnel: Sendable {
 /// initialiser runs exactly once). 3 is `CURL_GLOBAL_ALL` (SSL and Win32). The failure is
 /// what to tell the user.
 private nonisolated(unsafe) let curlLibrary: Result<UnsafePointer<CCurl_library>, CurlUnavailable> = {
-    let library = UnsafeMutablePointer<CCurl_library>.allocate(capacity: 1)
-    library.initialize(to: CCurl_library())
-    var error = [CChar](repeating: 0, count: 512)
-    guard CCurl_load(library, &error, error.count) == 0 else {
-        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return .failure(CurlUnavailable(message: "libcurl could not be loaded (\(reason)); install it: apt-get install libcurl4"))
+    let library: UnsafePointer<CCurl_library>
+    switch DynamicLibrary.load({ CCurl_load($0, $1, $2) }) {
+    case .success(let loaded): library = loaded
+    case .failure(let failure):
+        return .failure(CurlUnavailable(message: "libcurl could not be loaded (\(failure.reason)); install it: apt-get install libcurl4"))
     }
     guard library.pointee.global_init!(3) == CURLE_OK else {
         return .failure(CurlUnavailable(message: "libcurl could not be initialised (curl_global_init)"))
     }
-    return .success(UnsafePointer(library))
+    return .success(library)
 }()
 
 /// Why libcurl cannot be used.
