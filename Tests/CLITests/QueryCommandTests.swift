@@ -141,6 +141,50 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    /// A store query's output is opened before the store is read, and a repeated query
+    /// writes the index's rendered weeks one at a time: a query that fails leaves its output
+    /// file as it was, with no temporary file beside it, and a repeated query writes what the
+    /// first wrote, or fails as it does when its output cannot be written.
+    @Test func storeQueriesWriteTheirOutputWholeOrNotAtAll() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        for setup in [["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--reminders", "full"],
+                      ["import", samples.appendingPathComponent("repeating-lessons.ics").path]] {
+            let output = try ICalRunner.run(setup + ["--store", store])
+            try #require(output.status == 0, "\(setup): \(output.stderr)")
+        }
+        let target = folder.url.appendingPathComponent("out.json").path
+        try "before\n".write(toFile: target, atomically: true, encoding: .utf8)
+        let query = ["query", "--between", "2026-09-01", "+60d", "--format", "json", "--store", store]
+        let failed = try ICalRunner.run(query + ["--app", "/nonexistent/Info.plist", "-o", target])
+        #expect(failed.status != 0)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "before\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["out.json", "store"])
+        let first = try ICalRunner.run(query)
+        #expect(first.status == 0 && first.stdout.contains("Piano lesson"), "\(first.stderr)")
+        for _ in 0..<2 {
+            let written = try ICalRunner.run(query + ["-o", target])
+            #expect(written.status == 0 && written.stdout.isEmpty, "\(written.stderr)")
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == first.stdout)
+            #expect(try ICalRunner.run(query).stdout == first.stdout)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["out.json", "store"])
+        guard FileManager.default.isWritableFile(atPath: "/dev/full") else { return }
+        let process = Process()
+        process.executableURL = ICalRunner.executable
+        process.arguments = query
+        process.environment = ["TZ": "UTC", "ICAL_NOW": "2026-11-22T10:00:00", "PATH": "/usr/bin:/bin"]
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: PipeReader.readAll(errors.fileHandleForReading), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message == "<stdout>: cannot write: No space left on device\n")
+    }
+
     @Test func pathologicalRuleIsBoundedAndWarned() throws {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nBEGIN:VEVENT\r\nUID:s\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240101T000000Z\r\nRRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
         let output = try ICalRunner.run(["query", "--at", "2024", "-"], stdin: text)

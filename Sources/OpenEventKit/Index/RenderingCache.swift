@@ -3,11 +3,10 @@ import GRDB
 import GRDBSQLite
 import ICalKit
 
-/// The rendered weeks of a window: the answer of ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:)``.
+/// What ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:begin:write:)``
+/// answered with, once it gave the weeks.
 package struct RenderedAnswer: Sendable {
-    /// The weeks and what chooses their entries.
-    package var weeks: RenderedWeeks
-    /// As ``CachedListings/diagnostics``.
+    /// As ``CachedListings/diagnostics`` (given to `begin` too).
     package var diagnostics: [Diagnostic]
     /// Weeks rendered by this call (0 when every week was rendered already).
     package var renderedWeeks: Int
@@ -26,19 +25,34 @@ extension StoreIndex {
         return "\(identity.device):\(identity.inode):\(identity.size):\(identity.modificationSeconds).\(identity.modificationNanoseconds)"
     }()
 
+    /// The bytes of a stored rendering read and checked at a time: 64 KiB, well inside the
+    /// processor's second-level cache.
+    static let renderingPiece = 1 << 16
+
     /// A window's occurrences as rendered weeks (``RenderedWeek``): each week of the
     /// occurrence cache written ahead in one output style, so that a repeated query copies
     /// bytes instead of reading and writing every occurrence.
+    ///
+    /// The weeks are given one at a time, in order, inside one read of the index (so all of
+    /// one generation): a query holds one week's bytes, read in pieces that are checked
+    /// while they are in the processor's cache, and writes it before the next is read.
     ///
     /// - Parameters:
     ///   - style: what the rendering depends on besides the floating zone (the format, and
     ///     whether times are shown in a display zone); the program's identity is added.
     ///   - render: writes one week's listings (as ``cachedPackedListings(window:collections:kinds:floatingZone:)``
     ///     gives them: every occurrence intersecting the week, in the query's order).
-    /// - Returns: nil when the cache does not answer (as ``cachedPackedListings(window:collections:kinds:floatingZone:)``
-    ///   returns nil), or when items of the window are expanded by each query (`uncached`):
-    ///   use the listings then. The entries ``RenderedWeeks/forEach(_:)`` chooses are, in
-    ///   order, the listings ``cachedPackedListings(window:collections:kinds:floatingZone:)``
+    ///   - begin: called once, before the first week, when the cache answers: what chooses
+    ///     the weeks' entries and the answer's diagnostics. An error thrown after it (the
+    ///     index cannot be read on) leaves the answer incomplete: it must not be answered
+    ///     again another way.
+    ///   - write: called with each week of the window and its first instant; the week is
+    ///     valid only during the call. False stops: no later week is read.
+    /// - Returns: nil, before anything was given, when the cache does not answer (as
+    ///   ``cachedPackedListings(window:collections:kinds:floatingZone:)`` returns nil), or
+    ///   when items of the window are expanded by each query (`uncached`): use the listings
+    ///   then. The entries ``RenderedSelection/forEach(_:start:_:)`` chooses from the weeks
+    ///   are, in order, the listings ``cachedPackedListings(window:collections:kinds:floatingZone:)``
     ///   returns, and the diagnostics are the same.
     ///
     /// A week is rendered the first time a style asks for it after the index's generation
@@ -46,7 +60,9 @@ extension StoreIndex {
     /// one it was read in; renderings of older generations are dropped then.
     package func renderedWeeks(window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
                                floatingZone: any TimeZoneRules, style: String,
-                               render: (PackedListings) -> [UInt8]) throws(StoreError) -> RenderedAnswer? {
+                               render: (PackedListings) -> [UInt8],
+                               begin: (RenderedSelection, [Diagnostic]) -> Void,
+                               write: (RenderedWeek, Int64) -> Bool) throws(StoreError) -> RenderedAnswer? {
         guard let program = Self.programIdentity, let zoneKey = OccurrenceCache.key(for: floatingZone), !window.isEmpty,
               window.count <= OccurrenceCache.longestCachedWindow,
               window.lowerBound >= -62_135_596_800, window.upperBound <= 253_402_300_800 else { return nil }
@@ -54,10 +70,10 @@ extension StoreIndex {
         let weeks = OccurrenceCache.weeks(window)
         guard try fillMissingWeeks(weeks, zoneKey: zoneKey, zone: floatingZone) != nil else { return nil }
         let allKinds: Set<ComponentKind> = [.event, .todo, .journal]
+        let selection = RenderedSelection(window: window, kinds: UInt8(ItemKinds(kinds).rawValue), collections: collections)
 
         struct Snapshot {
             var generation: Int64
-            var weeks: [(start: Int64, week: RenderedWeek)] = []
             var fresh: [(week: Int64, bytes: [UInt8])] = []
             var diagnostics: [Diagnostic] = []
         }
@@ -71,52 +87,42 @@ extension StoreIndex {
                 let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM week WHERE zone = ? AND week BETWEEN ? AND ?",
                                                arguments: [zoneKey, weeks.lowerBound, weeks.upperBound]) ?? 0
                 guard present == weeks.count else { return nil }
-                // The stored weeks' bytes are read into one block: with SQLite's incremental
-                // blob reads, straight from the database's pages (a rowid table for that),
-                // rather than copied from SQLite's own buffer of each value.
-                var found: [(rowid: Int64, week: Int64, offset: Int, count: Int)] = []
-                var total = 0
+                snapshot.diagnostics = Self.diagnostics(of: try notes(db, window: window, collections: collections,
+                                                                      kinds: kinds, except: []))
+                // The stored weeks, read later one at a time into one block: with SQLite's
+                // incremental blob reads, straight from the database's pages (a rowid table
+                // for that), rather than copied from SQLite's own buffer of each value.
+                var stored: [Int64: (rowid: Int64, count: Int)] = [:]
+                var largest = 0
                 for row in try Row.fetchAll(db, sql: """
                     SELECT rowid, week, length(bytes) FROM rendering
                     WHERE zone = ? AND style = ? AND generation = ? AND week BETWEEN ? AND ?
                     """, arguments: [zoneKey, style, snapshot.generation, weeks.lowerBound, weeks.upperBound]) {
                     let count: Int = row[2]
-                    found.append((row[0], row[1], total, count))
-                    total += count
+                    stored[row[1]] = (row[0], count)
+                    largest = max(largest, count)
                 }
-                var stored: [Int64: RenderedWeek] = [:]
-                if !found.isEmpty {
-                    let storage = RenderedStorage(capacity: total)
-                    for entry in found {
-                        var blob: OpaquePointer?
-                        guard sqlite3_blob_open(db.sqliteConnection, "main", "rendering", "bytes", entry.rowid, 0, &blob) == SQLITE_OK else {
-                            sqlite3_blob_close(blob)
-                            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a rendering of the index cannot be read")
-                        }
-                        let read = sqlite3_blob_bytes(blob) == Int32(entry.count)
-                            && sqlite3_blob_read(blob, storage.base + entry.offset, Int32(entry.count), 0) == SQLITE_OK
-                        sqlite3_blob_close(blob)
-                        // A rendering that cannot be read is rendered again.
-                        if read, let week = RenderedWeek(validating: storage, offset: entry.offset, count: entry.count) {
-                            stored[entry.week] = week
-                        }
-                    }
-                }
+                begin(selection, snapshot.diagnostics)
+                let storage = RenderedStorage(capacity: largest)
                 for week in weeks {
-                    if let known = stored[week] {
-                        snapshot.weeks.append((week * OccurrenceCache.week, known))
-                        continue
+                    let rendered: RenderedWeek
+                    if let known = stored[week], let readBack = try Self.readRendering(db, rowid: known.rowid, count: known.count,
+                                                                                       into: storage) {
+                        rendered = readBack
+                    } else {
+                        // Not stored, or a stored rendering that cannot be read: rendered again.
+                        let span = OccurrenceCache.window(week...week)
+                        let rows = try read(db, window: span, weeks: week...week, zoneKey: zoneKey, collections: nil, kinds: allKinds,
+                                            rowsOnly: true)
+                        let bytes = render(rows.sortedListings())
+                        guard let made = RenderedWeek(validating: bytes) else {
+                            throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "a week was rendered in no known layout")
+                        }
+                        rendered = made
+                        snapshot.fresh.append((week, bytes))
                     }
-                    let span = OccurrenceCache.window(week...week)
-                    let rows = try read(db, window: span, weeks: week...week, zoneKey: zoneKey, collections: nil, kinds: allKinds,
-                                        rowsOnly: true)
-                    let bytes = render(rows.sortedListings())
-                    guard let rendered = RenderedWeek(validating: bytes) else { return nil }
-                    snapshot.weeks.append((week * OccurrenceCache.week, rendered))
-                    snapshot.fresh.append((week, bytes))
+                    guard write(rendered, week * OccurrenceCache.week) else { break }
                 }
-                snapshot.diagnostics = Self.diagnostics(of: try notes(db, window: window, collections: collections,
-                                                                      kinds: kinds, except: []))
                 return snapshot
             }
         }
@@ -140,8 +146,29 @@ extension StoreIndex {
                 }
             }
         }
-        let rendered = RenderedWeeks(weeks: snapshot.weeks, window: window, kinds: UInt8(ItemKinds(kinds).rawValue),
-                                     collections: collections)
-        return RenderedAnswer(weeks: rendered, diagnostics: snapshot.diagnostics, renderedWeeks: snapshot.fresh.count)
+        return RenderedAnswer(diagnostics: snapshot.diagnostics, renderedWeeks: snapshot.fresh.count)
+    }
+
+    /// A stored rendering read into `storage` from its start, in pieces each checked while
+    /// it is still in the processor's cache (``RenderedWeek/Validation``); nil when it
+    /// cannot be read or is not a whole rendered week.
+    private static func readRendering(_ db: Database, rowid: Int64, count: Int, into storage: RenderedStorage) throws -> RenderedWeek? {
+        guard count <= storage.capacity else { return nil }
+        var blob: OpaquePointer?
+        guard sqlite3_blob_open(db.sqliteConnection, "main", "rendering", "bytes", rowid, 0, &blob) == SQLITE_OK else {
+            sqlite3_blob_close(blob)
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a rendering of the index cannot be read")
+        }
+        defer { sqlite3_blob_close(blob) }
+        guard sqlite3_blob_bytes(blob) == Int32(count) else { return nil }
+        var validation = RenderedWeek.Validation(byteCount: count)
+        var done = 0
+        while done < count {
+            let piece = min(count - done, renderingPiece)
+            guard sqlite3_blob_read(blob, storage.base + done, Int32(piece), Int32(done)) == SQLITE_OK,
+                  validation.advance(storage.base, available: done + piece) else { return nil }
+            done += piece
+        }
+        return RenderedWeek(validated: validation, storage: storage, offset: 0)
     }
 }

@@ -207,28 +207,42 @@ extension EKEventStore {
     /// How ``occurrenceAnswer(in:calendars:kinds:floatingZone:includingCancelled:rendering:)``
     /// answered.
     package enum OccurrenceAnswer: Sendable {
-        /// The query index's rendered weeks (``RenderedWeeks``), in the rendering's style.
-        case rendered(RenderedWeeks)
+        /// The query index's rendered weeks, given to the rendering's `begin` and `write`
+        /// (which may have stopped them), with the diagnostics given to `begin`.
+        case rendered
         /// The listings (``PackedListings``), as ``occurrencePackedListings(in:calendars:kinds:floatingZone:includingCancelled:)``
-        /// returns them.
+        /// returns them; the rendering was not called.
         case listings(PackedListings)
+        /// The index could not be read on after the rendering's `begin`: the weeks given are
+        /// not the whole answer. The error is in the answer's diagnostics.
+        case interrupted
     }
 
     /// A rendering of listings for the query index's rendered weeks: its style (what the
-    /// bytes depend on besides the floating zone) and how one week's listings are written.
+    /// bytes depend on besides the floating zone), how one week's listings are written, and
+    /// what takes the weeks (see ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:begin:write:)``).
     package struct OccurrenceRendering {
         package var style: String
         package var render: (PackedListings) -> [UInt8]
+        /// Called once before the first week: what chooses the weeks' entries and the
+        /// answer's diagnostics.
+        package var begin: (RenderedSelection, [Diagnostic]) -> Void
+        /// Called with each week and its first instant (the week valid only during the
+        /// call); false stops.
+        package var write: (RenderedWeek, Int64) -> Bool
 
-        package init(style: String, render: @escaping (PackedListings) -> [UInt8]) {
+        package init(style: String, render: @escaping (PackedListings) -> [UInt8],
+                     begin: @escaping (RenderedSelection, [Diagnostic]) -> Void, write: @escaping (RenderedWeek, Int64) -> Bool) {
             self.style = style
             self.render = render
+            self.begin = begin
+            self.write = write
         }
     }
 
     /// ``occurrencePackedListings(in:calendars:kinds:floatingZone:includingCancelled:)``, or with
-    /// a `rendering` the same occurrences as rendered weeks when the query index has or can
-    /// make them (see ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:)``):
+    /// a `rendering` the same occurrences as rendered weeks, given to it one at a time, when
+    /// the query index has or can make them (see ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:begin:write:)``):
     /// a repeated query then copies each week's bytes. The same access rules and diagnostics.
     package func occurrenceAnswer(in window: Range<Int64>, calendars: [EKCalendar]? = nil,
                                   kinds: Set<ComponentKind> = [.event, .todo, .journal],
@@ -238,18 +252,29 @@ extension EKEventStore {
         return lock.withLock {
             state.diagnostics = []
             if !includingCancelled, usesIndex, state.items.isEmpty, !effectiveKinds.isEmpty, let index = currentIndex() {
+                var begun = false
                 do throws(StoreError) {
-                    if let rendering, let rendered = try index.renderedWeeks(window: window, collections: Set(collections),
-                                                                             kinds: effectiveKinds, floatingZone: floatingZone,
-                                                                             style: rendering.style, render: rendering.render) {
-                        return (.rendered(rendered.weeks), state.diagnostics + rendered.diagnostics)
+                    if let rendering {
+                        let before = state.diagnostics
+                        let rendered = try index.renderedWeeks(window: window, collections: Set(collections), kinds: effectiveKinds,
+                                                               floatingZone: floatingZone, style: rendering.style,
+                                                               render: rendering.render, begin: { selection, diagnostics in
+                            begun = true
+                            rendering.begin(selection, before + diagnostics)
+                        }, write: rendering.write)
+                        if let rendered { return (.rendered, before + rendered.diagnostics) }
                     }
                     if let cached = try index.cachedPackedListings(window: window, collections: Set(collections),
                                                                    kinds: effectiveKinds, floatingZone: floatingZone) {
                         return (.listings(cached.listings), state.diagnostics + cached.diagnostics)
                     }
                 } catch {
-                    state.diagnostics.append(Diagnostic(.warning, .io, line: 0, file: StoreIndex.path(for: index.store),
+                    let file = StoreIndex.path(for: index.store)
+                    if begun {
+                        return (.interrupted, [Diagnostic(.error, .io, line: 0, file: file,
+                                                          message: "the occurrence cache could not be read on (\(error.message)); the answer is incomplete")])
+                    }
+                    state.diagnostics.append(Diagnostic(.warning, .io, line: 0, file: file,
                                                         message: "the occurrence cache could not be used (\(error.message)); the items are read instead"))
                 }
             }

@@ -162,29 +162,48 @@ extension ICal {
                 let toTerminal = output.output == "-" && isatty(1) == 1
                 let listingFormat: OccurrenceFormatter.ListingFormat = format == .json ? .json : format == .csv ? .csv
                     : .agenda(color: toTerminal)
-                // A repeated store query copies the weeks the index rendered in this format;
-                // not onto a terminal, where every value is escaped as it is written (bytes
-                // from the index file are not sent to a terminal as they are).
-                let rendering = toTerminal ? nil : EKEventStore.OccurrenceRendering(style: formatter.renderingStyle(listingFormat)) { listings in
-                    RenderedWeek.render(listings, formatter: formatter, format: listingFormat)
-                }
-                let (answer, diagnostics) = try source.listingAnswer(in: window, kinds: kinds, zone: zone,
-                                                                     includingCancelled: includeCancelled,
-                                                                     readingToDos: component.contains(.VTODO), gate: gate,
-                                                                     rendering: rendering)
-                diagnostics.forEach { printError($0.description) }
-                // Written in pieces as it is formatted (a file still all at once, at the end).
-                try FileIOBridge.write(to: output.output) { descriptor, reported throws(ICalError) in
+                // A repeated store query copies the weeks the index rendered in this format,
+                // written one at a time as the index gives them; not onto a terminal, where
+                // every value is escaped as it is written (bytes from the index file are not
+                // sent to a terminal as they are). The output is open before the query runs:
+                // a file is still written whole or not at all (a temporary file beside it).
+                try FileIOBridge.write(to: output.output) { descriptor, reported in
                     let flush = { (piece: inout [UInt8]) throws(ICalError) in
                         try FileIO.writeAll(piece, to: descriptor, path: reported)
                         piece.removeAll(keepingCapacity: true)
                     }
+                    var writer: OccurrenceFormatter.RenderedWeeksWriter?
+                    var failure: ICalError?
+                    let rendering = toTerminal ? nil : EKEventStore.OccurrenceRendering(
+                        style: formatter.renderingStyle(listingFormat),
+                        render: { listings in RenderedWeek.render(listings, formatter: formatter, format: listingFormat) },
+                        begin: { selection, diagnostics in
+                            diagnostics.forEach { printError($0.description) }
+                            writer = OccurrenceFormatter.RenderedWeeksWriter(formatter: formatter, format: listingFormat,
+                                                                             selection: selection, limit: limit)
+                        },
+                        write: { week, start in
+                            guard failure == nil, writer != nil else { return false }
+                            do throws(ICalError) { return try writer!.write(week, start: start, flush) } catch {
+                                failure = error
+                                return false
+                            }
+                        })
+                    let (answer, diagnostics) = try source.listingAnswer(in: window, kinds: kinds, zone: zone,
+                                                                         includingCancelled: includeCancelled,
+                                                                         readingToDos: component.contains(.VTODO), gate: gate,
+                                                                         rendering: rendering)
                     switch answer {
-                    case .rendered(let weeks):
-                        try formatter.write(weeks, as: listingFormat, limit: limit, flush)
+                    case .rendered:
+                        if let failure { throw failure }
+                        try writer?.finish(flush)
                     case .listings(var listings):
+                        diagnostics.forEach { printError($0.description) }
                         if let limit, listings.count > limit { listings.offsets = Array(listings.offsets.prefix(limit)) }
                         try formatter.write(listings, as: listingFormat, flush)
+                    case .interrupted:
+                        diagnostics.forEach { printError($0.description) }
+                        throw ExitCode(1)
                     }
                 }
             }
@@ -256,10 +275,26 @@ enum FileIOBridge {
     }
 
     /// Writes what `content` writes into a descriptor (and the path to name in errors):
-    /// standard output for `-`, else the file, atomically.
-    static func write(to path: String, content: (Int32, String) throws(ICalError) -> Void) throws {
-        try reporting { () throws(ICalError) in
-            if path == "-" { try content(1, "<stdout>") } else { try FileIO.writeAtomically(to: path, content: content) }
+    /// standard output for `-`, else the file, atomically. A write error (``ICalError``) is
+    /// printed and the exit status is 1; any other error `content` throws leaves a file as it
+    /// was and is thrown on as it is (`ExitCode(1)` once `content` printed why).
+    static func write(to path: String, content: (Int32, String) throws -> Void) throws {
+        var other: (any Error)?
+        do throws(ICalError) {
+            try FileIO.writeAtomically(to: path) { descriptor, reported throws(ICalError) in
+                do {
+                    try content(descriptor, path == "-" ? "<stdout>" : reported)
+                } catch let error as ICalError {
+                    throw error
+                } catch {
+                    other = error
+                    throw ICalError(.io, "not written", file: reported)
+                }
+            }
+        } catch {
+            if let other { throw other }
+            printError("\(error)")
+            throw ExitCode(1)
         }
     }
 

@@ -67,4 +67,40 @@ import Testing
         version[0] = RenderedWeek.version &+ 1
         #expect(RenderedWeek(validating: version) == nil, "another layout")
     }
+
+    /// A week read in pieces (as the query index reads a stored one) is checked piece by
+    /// piece: for every piece size, the same weeks pass and fail as when checked whole, and
+    /// a check that failed stays failed.
+    @Test func piecesOfEverySizeAreCheckedAsTheWhole() {
+        let whole = Self.week()
+        let cases: [[UInt8]] = [whole, Array(whole.dropLast()), whole + [0], Self.week(kinds: [1, 3, 4]),
+                                Self.week(collections: [0, 2, 1]), Self.week(lengths: [5, 0, 4]), Self.week(lengths: [4, 0, 3]),
+                                Self.week(lengths: [5, 0, UInt32.max]), Array(whole.prefix(4)), []]
+        for bytes in cases {
+            let expected = RenderedWeek(validating: bytes) != nil
+            let storage = RenderedStorage(capacity: bytes.count)
+            bytes.withUnsafeBytes { if let source = $0.baseAddress { storage.base.copyMemory(from: source, byteCount: $0.count) } }
+            for size in 1...max(bytes.count, 1) {
+                var validation = RenderedWeek.Validation(byteCount: bytes.count)
+                var passing = true, done = 0
+                repeat {
+                    done = min(bytes.count, done + size)
+                    passing = validation.advance(storage.base, available: done)
+                } while passing && done < bytes.count
+                let week = RenderedWeek(validated: validation, storage: storage, offset: 0)
+                #expect((passing && week != nil) == expected, "\(bytes.count) bytes in pieces of \(size)")
+                if !passing {
+                    let again = validation.advance(storage.base, available: bytes.count)
+                    #expect(!again, "a failed check stays failed")
+                }
+            }
+        }
+        let storage = RenderedStorage(capacity: whole.count)
+        whole.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var backwards = RenderedWeek.Validation(byteCount: whole.count)
+        let all = backwards.advance(storage.base, available: whole.count)
+        let more = backwards.advance(storage.base, available: whole.count + 1)
+        #expect(all)
+        #expect(!more, "more bytes than the week has")
+    }
 }

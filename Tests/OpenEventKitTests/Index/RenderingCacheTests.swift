@@ -12,15 +12,26 @@ import Testing
 @Suite struct RenderingCacheTests {
     static let formats: [OccurrenceFormatter.ListingFormat] = [.json, .csv, .agenda(color: false), .agenda(color: true)]
 
-    /// The bytes of rendered weeks, written whole.
-    static func bytes(_ weeks: RenderedWeeks, formatter: OccurrenceFormatter, format: OccurrenceFormatter.ListingFormat,
-                      limit: Int? = nil) -> [UInt8] {
+    /// The rendered answer for a window and the bytes written from its weeks as the index
+    /// gives them (nil when the cache does not answer).
+    static func rendered(_ index: StoreIndex, window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
+                         zone: any TimeZoneRules, formatter: OccurrenceFormatter, format: OccurrenceFormatter.ListingFormat,
+                         limit: Int? = nil) throws -> (answer: RenderedAnswer, bytes: [UInt8], begun: Bool)? {
+        var writer: OccurrenceFormatter.RenderedWeeksWriter?
         var all: [UInt8] = []
-        formatter.write(weeks, as: format, limit: limit, flushingAt: 4096) { (out: inout [UInt8]) in
+        let flush = { (out: inout [UInt8]) in
             all += out
             out.removeAll()
         }
-        return all
+        guard let answer = try index.renderedWeeks(window: window, collections: collections, kinds: kinds, floatingZone: zone,
+                                                   style: formatter.renderingStyle(format),
+                                                   render: { RenderedWeek.render($0, formatter: formatter, format: format) },
+                                                   begin: { selection, _ in
+            writer = OccurrenceFormatter.RenderedWeeksWriter(formatter: formatter, format: format, selection: selection,
+                                                             limit: limit, flushingAt: 4096)
+        }, write: { week, start in writer!.write(week, start: start, flush) }) else { return nil }
+        writer?.finish(flush)
+        return (answer, all, writer != nil)
     }
 
     /// The rendered answer for a window, and whether its bytes and diagnostics are those the
@@ -30,15 +41,13 @@ import Testing
                         zone: any TimeZoneRules, display: Bool, format: OccurrenceFormatter.ListingFormat,
                         limit: Int? = nil, general: Bool = false) throws -> (rendered: RenderedAnswer, same: Bool, diagnosticsSame: Bool, listings: Int) {
         let formatter = OccurrenceFormatter(displayZone: display ? zone : nil)
-        let answer = try #require(try index.renderedWeeks(window: window, collections: collections, kinds: kinds, floatingZone: zone,
-                                                          style: formatter.renderingStyle(format)) { listings in
-            RenderedWeek.render(listings, formatter: formatter, format: format)
-        })
+        let (answer, got, begun) = try #require(try rendered(index, window: window, collections: collections, kinds: kinds,
+                                                             zone: zone, formatter: formatter, format: format, limit: limit))
+        #expect(begun)
         var listings = try #require(try index.cachedPackedListings(window: window, collections: collections, kinds: kinds,
                                                                    floatingZone: zone))
         if let limit, listings.listings.count > limit { listings.listings.offsets = Array(listings.listings.offsets.prefix(limit)) }
         let expected = formatter.bytes(listings.listings, as: format)
-        let got = bytes(answer.weeks, formatter: formatter, format: format, limit: limit)
         var same = got == expected
         var diagnosticsSame = answer.diagnostics.map(\.description) == listings.diagnostics.map(\.description)
         if general {
@@ -120,17 +129,54 @@ import Testing
         let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
         let formatter = OccurrenceFormatter()
         func rendered(_ window: Range<Int64>) throws -> RenderedAnswer? {
-            try index.renderedWeeks(window: window, collections: ["home", "work"], kinds: [.event, .todo],
-                                    floatingZone: FixedOffsetZone.utc, style: formatter.renderingStyle(.json)) { listings in
-                RenderedWeek.render(listings, formatter: formatter, format: .json)
-            }
+            try Self.rendered(index, window: window, collections: ["home", "work"], kinds: [.event, .todo],
+                              zone: FixedOffsetZone.utc, formatter: formatter, format: .json)?.answer
         }
         let month = try rendered(march..<(march + 31 * 86_400)) == nil, day = try rendered(march..<(march + 86_400)) != nil
         #expect(month, "the mixed item recurs in March")
         #expect(day, "it starts on the 10th")
+        var called = false
         #expect(try index.renderedWeeks(window: march..<(march + 366 * 86_400), collections: ["home"], kinds: [.event],
-                                        floatingZone: FixedOffsetZone.utc, style: "json") { _ in [] } == nil,
-                "longer than 100 days")
+                                        floatingZone: FixedOffsetZone.utc, style: "json", render: { _ in [] },
+                                        begin: { _, _ in called = true }, write: { _, _ in
+            called = true
+            return true
+        }) == nil, "longer than 100 days")
+        #expect(!called, "nothing given when the cache does not answer")
+    }
+
+    /// The weeks are given one at a time, in order, each starting a week after the one
+    /// before, and none is read after `write` stops them; a week's bytes are the same whether
+    /// it was rendered by the call or read back.
+    @Test func weeksAreGivenInOrderUntilStopped() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try OccurrenceCacheTests.writeRandomItems(folder, seed: 0x57EA)
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
+        let window = march..<(march + 31 * 86_400)
+        let formatter = OccurrenceFormatter()
+        func given(stoppingAfter stop: Int) throws -> (starts: [Int64], counts: [Int], begun: Int)? {
+            var starts: [Int64] = [], counts: [Int] = [], begun = 0
+            let answer = try index.renderedWeeks(window: window, collections: ["home", "work"], kinds: [.event, .todo, .journal],
+                                                 floatingZone: FixedOffsetZone.utc, style: formatter.renderingStyle(.csv),
+                                                 render: { RenderedWeek.render($0, formatter: formatter, format: .csv) },
+                                                 begin: { _, _ in begun += 1 }, write: { week, start in
+                starts.append(start)
+                counts.append(week.count)
+                return starts.count < stop
+            })
+            return answer == nil ? nil : (starts, counts, begun)
+        }
+        let all = try #require(try given(stoppingAfter: .max))
+        let weeks = OccurrenceCache.weeks(window)
+        #expect(all.begun == 1)
+        #expect(all.starts == weeks.map { $0 * OccurrenceCache.week })
+        #expect(all.counts.reduce(0, +) > 0)
+        let again = try #require(try given(stoppingAfter: .max))
+        #expect(again.counts == all.counts, "read back as rendered")
+        let first = try #require(try given(stoppingAfter: 1))
+        #expect(first.starts == [all.starts[0]] && first.begun == 1)
     }
 
     /// A stored rendering that cannot be read, or rendered for another layout, is rendered
