@@ -185,7 +185,8 @@ package enum FileIO {
         if let failure { throw failure }
     }
 
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(ICalError) {
+    /// ``writeAll(_:to:path:)-([UInt8],_,_)`` from memory the caller holds.
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(ICalError) {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

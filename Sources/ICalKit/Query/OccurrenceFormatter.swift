@@ -163,9 +163,24 @@ public struct OccurrenceFormatter: Sendable {
         /// made now or earlier), with what goes between it and the one before: JSON's comma,
         /// the agenda's heading when `day` (the entry's day) is a new one.
         package mutating func append(entry: UnsafeRawBufferPointer, day: CalendarDate?, to out: inout [UInt8]) {
+            appendSeparator(day: day, comma: true, to: &out)
+            out.append(contentsOf: entry)
+        }
+
+        /// Counts entries written with nothing from the writer between them and the ones
+        /// before (CSV's; JSON's that carry their comma; an agenda's of the same day).
+        package mutating func countWritten(_ entries: Int) {
+            count += entries
+        }
+
+        /// Appends what goes between the next entry and the one before (JSON's comma unless
+        /// `comma` is false, the agenda's heading when `day` is a new one) and counts the
+        /// entry, whose bytes the caller writes next.
+        package mutating func appendSeparator(day: CalendarDate?, comma: Bool, to out: inout [UInt8]) {
+            defer { count += 1 }
             switch format {
             case .json:
-                if count > 0 { out.append(UInt8(ascii: ",")) }
+                if count > 0 && comma { out.append(UInt8(ascii: ",")) }
             case .csv:
                 break
             case .agenda(let color):
@@ -180,8 +195,6 @@ public struct OccurrenceFormatter: Sendable {
                     out.append(0x0A)
                 }
             }
-            out.append(contentsOf: entry)
-            count += 1
         }
 
         /// Appends one match, as ``OccurrenceListing/init(_:)`` makes it.

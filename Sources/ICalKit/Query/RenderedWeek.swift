@@ -13,18 +13,25 @@ import Darwin
 /// the occurrence cache, in the query's order, its entry as
 /// ``OccurrenceFormatter/appendEntry(_:format:jsonParts:to:)`` writes it, beside what a query
 /// chooses entries by (instants, component kind, collection) and the agenda's day. A query
-/// then copies the entries of its weeks, with what goes between them (JSON's commas, the
-/// agenda's headings) written by the same ``OccurrenceFormatter/ListingWriter``: the bytes
-/// are those of writing the listings (``OccurrenceFormatter/RenderedWeeksWriter``).
+/// then copies the entries of its weeks, with what goes between them (the agenda's day
+/// headings) written by the same ``OccurrenceFormatter/ListingWriter``: the bytes are those
+/// of writing the listings (``OccurrenceFormatter/RenderedWeeksWriter``).
 ///
 /// Layout (integers little-endian): the version byte; `UInt16` count of collections, each a
-/// `UInt16` length and its UTF-8 name; `UInt32` count of entries, each: `Int64` start and end
-/// instants, `Int32` agenda day (days since 1970-01-01; `Int32.min` in JSON and CSV),
-/// `UInt8` kind (1 VEVENT, 2 VTODO, 4 VJOURNAL), `UInt16` collection, `UInt32` length, and
-/// the entry's bytes. ``init(validating:)`` checks every length before anything is read.
+/// `UInt16` length and its UTF-8 name; `UInt32` count of entries; each entry's head: `Int64`
+/// start and end instants, `Int32` agenda day (days since 1970-01-01; `Int32.min` in JSON
+/// and CSV), `UInt8` kind (1 VEVENT, 2 VTODO, 4 VJOURNAL), `UInt16` collection, `UInt32`
+/// length; then the entries' bytes, one after another in the heads' order. A JSON entry
+/// starts with the comma that goes before it (``jsonEntriesStartWithTheirComma``), so that
+/// the entries a query writes in a row are one run of bytes, written as they are.
+/// ``init(validating:)`` checks every head and the lengths' sum before anything is read.
 package struct RenderedWeek: Sendable {
     /// The layout version, first byte of every rendered week.
-    package static let version: UInt8 = 1
+    package static let version: UInt8 = 2
+
+    /// Whether a JSON entry's bytes start with its comma (`,`), which the first entry a
+    /// query writes leaves out.
+    package static let jsonEntriesStartWithTheirComma = true
 
     /// The memory the bytes are in (shared by the weeks of one read).
     private let storage: RenderedStorage
@@ -34,6 +41,8 @@ package struct RenderedWeek: Sendable {
     package let collections: [String]
     /// Where the first entry's head starts.
     private let entriesStart: Int
+    /// Where the first entry's bytes start.
+    private let bytesStart: Int
     /// The number of entries.
     package let count: Int
 
@@ -62,6 +71,7 @@ package struct RenderedWeek: Sendable {
         self.offset = offset
         self.collections = parsed.collections
         self.entriesStart = parsed.entriesStart
+        self.bytesStart = parsed.bytesStart
         self.count = parsed.count
     }
 
@@ -69,9 +79,9 @@ package struct RenderedWeek: Sendable {
     /// checked while each piece is still in the processor's cache (a month of a large store
     /// is megabytes, and a second pass over them waits on memory at every entry).
     ///
-    /// Each head whole, its kind and calendar known, its bytes inside the week: the fields
-    /// ``RenderedWeek/forEach(_:)`` reads at fixed offsets (start 0, end 8, day 16, kind 20,
-    /// collection 21, length 23).
+    /// Each head whole, its kind and calendar known: the fields ``RenderedWeek/forEach(_:)``
+    /// reads at fixed offsets (start 0, end 8, day 16, kind 20, collection 21, length 23);
+    /// and the lengths adding up to exactly the bytes after the heads.
     package struct Validation {
         /// The week's length in bytes.
         package let byteCount: Int
@@ -79,7 +89,8 @@ package struct RenderedWeek: Sendable {
         private var entriesStart = 0
         private var count = 0
         private var checked = 0
-        private var next = 0
+        /// The sum of the lengths of the heads checked.
+        private var lengths = 0
         private var failed = false
 
         /// A check of a week of `byteCount` bytes.
@@ -119,34 +130,42 @@ package struct RenderedWeek: Sendable {
                     failed = available == byteCount
                     return !failed
                 }
+                entriesStart = reader.position
+                // The heads must fit in the week.
+                guard (byteCount - entriesStart) / RenderedWeek.headSize >= Int(count) else {
+                    failed = true
+                    return false
+                }
                 collections = names
                 self.count = Int(count)
-                entriesStart = reader.position
-                next = entriesStart
             }
             guard let collections else { return true }
+            var next = entriesStart + checked * RenderedWeek.headSize
             while checked < count, available - next >= RenderedWeek.headSize {
                 let kind = base.load(fromByteOffset: next + 20, as: UInt8.self)
                 let collection = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: next + 21, as: UInt16.self))
                 let length = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: next + 23, as: UInt32.self)))
+                lengths += length
                 guard kind == 1 || kind == 2 || kind == 4, Int(collection) < collections.count,
-                      byteCount - next - RenderedWeek.headSize >= length else {
+                      lengths <= byteCount - entriesStart - count * RenderedWeek.headSize else {
                     failed = true
                     return false
                 }
-                next += RenderedWeek.headSize + length
+                next += RenderedWeek.headSize
                 checked += 1
             }
-            if available == byteCount, checked < count || next != byteCount {
+            if available == byteCount, result == nil {
                 failed = true
             }
             return !failed
         }
 
         /// What the check found once every byte was seen, else nil.
-        fileprivate var result: (collections: [String], entriesStart: Int, count: Int)? {
-            guard !failed, let collections, checked == count, next == byteCount else { return nil }
-            return (collections, entriesStart, count)
+        fileprivate var result: (collections: [String], entriesStart: Int, bytesStart: Int, count: Int)? {
+            guard !failed, let collections, checked == count else { return nil }
+            let bytesStart = entriesStart + count * RenderedWeek.headSize
+            guard bytesStart + lengths == byteCount else { return nil }
+            return (collections, entriesStart, bytesStart, count)
         }
     }
 
@@ -156,9 +175,12 @@ package struct RenderedWeek: Sendable {
                                format: OccurrenceFormatter.ListingFormat) -> [UInt8] {
         var collections: [[UInt8]] = []
         var numbers: [[UInt8]: Int] = [:]
+        var heads: [UInt8] = []
+        heads.reserveCapacity(listings.count * headSize)
         var entries: [UInt8] = []
         entries.reserveCapacity(listings.bytes.count + listings.count * 160)
         var piece = ByteBuffer(capacity: 1024)
+        let comma = if case .json = format { jsonEntriesStartWithTheirComma } else { false }
         listings.forEach { listing in
             let collection = listing.source.map { Array($0.prefix { $0 != UInt8(ascii: "/") }) } ?? []
             let number: Int
@@ -171,12 +193,13 @@ package struct RenderedWeek: Sendable {
             }
             piece.removeAll()
             let day = formatter.appendEntry(listing, format: format, to: &piece)
-            append(listing.startInstant, to: &entries)
-            append(listing.endInstant, to: &entries)
-            append(day.map { Int32(truncatingIfNeeded: $0.daysSinceEpoch) } ?? Int32.min, to: &entries)
-            entries.append(kind(listing.componentName))
-            append(UInt16(number), to: &entries)
-            append(UInt32(piece.count), to: &entries)
+            append(listing.startInstant, to: &heads)
+            append(listing.endInstant, to: &heads)
+            append(day.map { Int32(truncatingIfNeeded: $0.daysSinceEpoch) } ?? Int32.min, to: &heads)
+            heads.append(kind(listing.componentName))
+            append(UInt16(number), to: &heads)
+            append(UInt32(piece.count + (comma ? 1 : 0)), to: &heads)
+            if comma { entries.append(UInt8(ascii: ",")) }
             piece.withUnsafeBytes { entries.append(contentsOf: $0) }
         }
         var out: [UInt8] = [version]
@@ -186,6 +209,7 @@ package struct RenderedWeek: Sendable {
             out += name
         }
         append(UInt32(listings.count), to: &out)
+        out += heads
         out += entries
         return out
     }
@@ -197,7 +221,8 @@ package struct RenderedWeek: Sendable {
         return 1
     }
 
-    /// One entry, its bytes a view valid inside the closure that hands it out.
+    /// One entry, its bytes a view valid inside the closure that hands it out (a JSON
+    /// entry's with its comma first).
     package struct Entry {
         package var startInstant: Int64
         package var endInstant: Int64
@@ -212,25 +237,67 @@ package struct RenderedWeek: Sendable {
 
     /// Calls `body` with every entry in order, until it returns false.
     package func forEach(_ body: (Entry) -> Bool) {
-        withExtendedLifetime(storage) {
-            let base = UnsafeRawPointer(storage.base + offset)
-            var next = entriesStart
-            for _ in 0..<count {
-                // Validated by init(validating:). The head: start 0, end 8, day 16, kind 20,
-                // collection 21, length 23; the bytes follow at 27.
-                let head = next
-                func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
-                    T(littleEndian: base.loadUnaligned(fromByteOffset: head + at, as: T.self))
-                }
-                let day = load(16, Int32.self), length = Int(load(23, UInt32.self))
-                let entry = Entry(startInstant: load(0, Int64.self), endInstant: load(8, Int64.self),
-                                  day: day == Int32.min ? nil : CalendarDate(daysSinceEpoch: Int(day)),
-                                  kind: load(20, UInt8.self), collection: Int(load(21, UInt16.self)),
-                                  bytes: UnsafeRawBufferPointer(start: base + head + Self.headSize, count: length))
-                next = head + Self.headSize + length
-                guard body(entry) else { return }
-            }
+        var heads = makeHeads()
+        while let head = heads.next() {
+            let entry = Entry(startInstant: head.startInstant, endInstant: head.endInstant,
+                              day: head.day == Int32.min ? nil : CalendarDate(daysSinceEpoch: Int(head.day)),
+                              kind: head.kind, collection: head.collection, bytes: head.bytes)
+            guard body(entry) else { return }
         }
+    }
+
+    /// An entry's head as the week holds it, and its bytes (valid while the week is).
+    package struct Head {
+        package var startInstant: Int64
+        package var endInstant: Int64
+        /// The agenda's day (days since 1970-01-01; `Int32.min` in JSON and CSV).
+        package var day: Int32
+        /// 1 VEVENT, 2 VTODO, 4 VJOURNAL.
+        package var kind: UInt8
+        /// The number of its collection in ``RenderedWeek/collections``.
+        package var collection: Int
+        package var bytes: UnsafeRawBufferPointer
+    }
+
+    /// The entries' heads in order: what a query reads of each entry, at fixed offsets.
+    package struct Heads: IteratorProtocol {
+        private let storage: RenderedStorage
+        private let base: UnsafeRawPointer
+        private let entriesStart: Int
+        private let count: Int
+        private var index = 0
+        private var bytes: Int
+
+        fileprivate init(_ week: RenderedWeek) {
+            storage = week.storage
+            base = UnsafeRawPointer(week.storage.base + week.offset)
+            entriesStart = week.entriesStart
+            count = week.count
+            bytes = week.bytesStart
+        }
+
+        package mutating func next() -> Head? {
+            guard index < count else { return nil }
+            // Validated by init(validating:). The head: start 0, end 8, day 16, kind 20,
+            // collection 21, length 23; the bytes of the entries follow the heads.
+            let head = entriesStart + index * RenderedWeek.headSize
+            let base = base
+            func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
+                T(littleEndian: base.loadUnaligned(fromByteOffset: head + at, as: T.self))
+            }
+            let length = Int(load(23, UInt32.self))
+            let entry = Head(startInstant: load(0, Int64.self), endInstant: load(8, Int64.self), day: load(16, Int32.self),
+                             kind: load(20, UInt8.self), collection: Int(load(21, UInt16.self)),
+                             bytes: UnsafeRawBufferPointer(start: base + bytes, count: length))
+            bytes += length
+            index += 1
+            return entry
+        }
+    }
+
+    /// The entries' heads, from the first.
+    package func makeHeads() -> Heads {
+        Heads(self)
     }
 
     /// The bytes of an entry's head: instants, day, kind, collection, length.
@@ -327,25 +394,28 @@ package struct RenderedSelection: Sendable {
         self.collections = collections
     }
 
-    /// Calls `body` with each chosen entry of `week`, the window's next week (which starts
-    /// at `start`), in order, until it returns false; false when it did. A week holds every
-    /// occurrence that intersects it, so an occurrence over several weeks is in each: it is
-    /// taken from the first week of the window, and from a later week only when it starts
-    /// in it.
-    package mutating func forEach(_ week: RenderedWeek, start: Int64, _ body: (RenderedWeek.Entry) -> Bool) -> Bool {
-        let later = afterFirstWeek
-        afterFirstWeek = true
-        let allowed = week.collections.map { collections.contains($0) }
-        var going = true
-        week.forEach { entry in
-            if later && entry.startInstant < start { return true }
-            guard entry.kind & kinds != 0, allowed[entry.collection], entry.startInstant < window.upperBound,
-                  entry.endInstant > window.lowerBound
-                    || (entry.endInstant == entry.startInstant && entry.startInstant >= window.lowerBound) else { return true }
-            going = body(entry)
-            return going
-        }
-        return going
+    /// What ``chooses(_:in:startingAt:)`` needs of a week: whether it is a later week of
+    /// the window, and which of its calendars are asked for.
+    package struct Week {
+        fileprivate let later: Bool
+        fileprivate let allowed: [Bool]
+    }
+
+    /// Begins the window's next week (the weeks are given in order).
+    package mutating func next(_ week: RenderedWeek) -> Week {
+        defer { afterFirstWeek = true }
+        return Week(later: afterFirstWeek, allowed: week.collections.map { collections.contains($0) })
+    }
+
+    /// Whether an entry of `week`, the window's week that starts at `start`, is written. A
+    /// week holds every occurrence that intersects it, so an occurrence over several weeks
+    /// is in each: it is taken from the first week of the window, and from a later week only
+    /// when it starts in it.
+    @inline(__always)
+    package func chooses(_ head: RenderedWeek.Head, in week: Week, startingAt start: Int64) -> Bool {
+        if week.later && head.startInstant < start { return false }
+        return head.kind & kinds != 0 && week.allowed[head.collection] && head.startInstant < window.upperBound
+            && (head.endInstant > window.lowerBound || (head.endInstant == head.startInstant && head.startInstant >= window.lowerBound))
     }
 }
 
@@ -354,55 +424,113 @@ extension OccurrenceFormatter {
     /// given one after another: the bytes ``write(_:as:reserving:flushingAt:_:)`` writes for
     /// the same listings. A week is read while it is given, so a query holds one week's
     /// bytes at a time.
+    ///
+    /// The entries a query writes in a row are one run of a week's bytes (a JSON entry
+    /// carries its comma): a long run goes to the sink as it is, from the week's memory, and
+    /// what goes between runs (an agenda's day heading, a short run) is gathered in a buffer
+    /// first. So the week's bytes are copied once, by the system, into the output.
     package struct RenderedWeeksWriter {
         private var writer: ListingWriter
+        private let format: ListingFormat
         private var selection: RenderedSelection
         private let limit: Int?
         private let threshold: Int
+        private let directRun: Int
         private var out: [UInt8] = []
         private var written = 0
+        /// The agenda's day of the last entry written (`Int32.min` before the first).
+        private var agendaDay = Int32.min
 
-        /// A writer of at most `limit` entries; its `flush` is given the bytes each time
-        /// `flushingAt` of them wait, and at the end (it leaves the array empty). What comes
-        /// before the first entry (JSON's `[`, the CSV header) is written now.
+        /// A writer of at most `limit` entries; its sink is given the bytes in order, in
+        /// pieces: the buffer's each time `flushingAt` of them wait and at the end, and runs
+        /// of entries of `directRunsFrom` bytes or more as they are (valid only during the
+        /// call; a shorter run is copied into the buffer). What comes before the first entry
+        /// (JSON's `[`, the CSV header) is written now.
         package init(formatter: OccurrenceFormatter, format: ListingFormat, selection: RenderedSelection, limit: Int? = nil,
-                     flushingAt threshold: Int = 1 << 18) {
+                     flushingAt threshold: Int = 1 << 18, directRunsFrom directRun: Int = 1 << 14) {
             writer = ListingWriter(formatter: formatter, format: format)
+            self.format = format
             self.selection = selection
             self.limit = limit
             self.threshold = threshold
-            out.reserveCapacity(threshold + (1 << 16))
+            self.directRun = directRun
+            out.reserveCapacity(threshold + directRun)
             writer.begin(to: &out)
         }
 
         /// Writes the chosen entries of the window's next week (which starts at `start`);
-        /// false when the limit is reached, so no later week is needed.
+        /// false when the limit is reached, so no later week is needed. Every byte of the
+        /// week that is written has gone to the sink or the buffer when it returns.
         package mutating func write<Failure: Error>(_ week: RenderedWeek, start: Int64,
-                                                    _ flush: (inout [UInt8]) throws(Failure) -> Void) throws(Failure) -> Bool {
+                                                    _ sink: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) -> Bool {
             if let limit, written >= limit { return false }
-            var failure: Failure?
-            var selection = self.selection
-            defer { self.selection = selection }
-            _ = selection.forEach(week, start: start) { entry in
-                if let limit, written >= limit { return false }
-                writer.append(entry: entry.bytes, day: entry.day, to: &out)
-                written += 1
-                if out.count >= threshold {
-                    do throws(Failure) { try flush(&out) } catch {
-                        failure = error
-                        return false
-                    }
+            let chosen = selection.next(week)
+            let selection = self.selection
+            let json = if case .json = format { RenderedWeek.jsonEntriesStartWithTheirComma } else { false }
+            let agenda = if case .agenda = format { true } else { false }
+            var run = UnsafeRawBufferPointer(start: nil, count: 0)
+            // Entries written with no separator from the writer (it counts them all).
+            var uncounted = 0
+            var heads = week.makeHeads()
+            while let head = heads.next() {
+                guard selection.chooses(head, in: chosen, startingAt: start) else { continue }
+                if let limit, written >= limit { break }
+                var bytes = head.bytes
+                if agenda && head.day != agendaDay {
+                    // A new day's heading, after the run before it.
+                    try emit(&run, sink)
+                    agendaDay = head.day
+                    writer.appendSeparator(day: CalendarDate(daysSinceEpoch: Int(head.day)), comma: true, to: &out)
+                } else {
+                    // The first entry written goes without the comma a JSON entry carries.
+                    if json && written == 0 && !bytes.isEmpty { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst()) }
+                    uncounted += 1
                 }
-                return true
+                written += 1
+                if let end = run.baseAddress.map({ $0 + run.count }), end == bytes.baseAddress {
+                    run = UnsafeRawBufferPointer(start: run.baseAddress, count: run.count + bytes.count)
+                } else {
+                    try emit(&run, sink)
+                    run = bytes
+                }
             }
-            if let failure { throw failure }
+            writer.countWritten(uncounted)
+            // The week (a parameter: alive for the whole call) holds the run's bytes.
+            try emit(&run, sink)
             return limit.map { written < $0 } ?? true
         }
 
+        /// Writes a run: a long one to the sink (after what waits in the buffer), a short one
+        /// into the buffer, flushed when it holds `flushingAt` bytes.
+        private mutating func emit<Failure: Error>(_ run: inout UnsafeRawBufferPointer,
+                                                   _ sink: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+            let bytes = run
+            run = UnsafeRawBufferPointer(start: nil, count: 0)
+            guard !bytes.isEmpty else { return }
+            if bytes.count >= directRun {
+                try flush(sink)
+                try sink(bytes)
+            } else {
+                out.append(contentsOf: bytes)
+                if out.count >= threshold { try flush(sink) }
+            }
+        }
+
+        /// Gives the buffer's bytes to the sink and empties it.
+        private mutating func flush<Failure: Error>(_ sink: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+            guard !out.isEmpty else { return }
+            var failure: Failure?
+            out.withUnsafeBytes { bytes in
+                do throws(Failure) { try sink(bytes) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            out.removeAll(keepingCapacity: true)
+        }
+
         /// Writes what follows the last entry and flushes the rest.
-        package mutating func finish<Failure: Error>(_ flush: (inout [UInt8]) throws(Failure) -> Void) throws(Failure) {
+        package mutating func finish<Failure: Error>(_ sink: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
             writer.finish(to: &out)
-            try flush(&out)
+            try flush(sink)
         }
     }
 }

@@ -51,7 +51,7 @@ extension StoreIndex {
     /// - Returns: nil, before anything was given, when the cache does not answer (as
     ///   ``cachedPackedListings(window:collections:kinds:floatingZone:)`` returns nil), or
     ///   when items of the window are expanded by each query (`uncached`): use the listings
-    ///   then. The entries ``RenderedSelection/forEach(_:start:_:)`` chooses from the weeks
+    ///   then. The entries ``RenderedSelection/chooses(_:in:startingAt:)`` chooses from the weeks
     ///   are, in order, the listings ``cachedPackedListings(window:collections:kinds:floatingZone:)``
     ///   returns, and the diagnostics are the same.
     ///

@@ -172,6 +172,9 @@ extension ICal {
                         try FileIO.writeAll(piece, to: descriptor, path: reported)
                         piece.removeAll(keepingCapacity: true)
                     }
+                    let sink = { (bytes: UnsafeRawBufferPointer) throws(ICalError) in
+                        try FileIO.writeAll(bytes, to: descriptor, path: reported)
+                    }
                     var writer: OccurrenceFormatter.RenderedWeeksWriter?
                     var failure: ICalError?
                     let rendering = toTerminal ? nil : EKEventStore.OccurrenceRendering(
@@ -184,7 +187,7 @@ extension ICal {
                         },
                         write: { week, start in
                             guard failure == nil, writer != nil else { return false }
-                            do throws(ICalError) { return try writer!.write(week, start: start, flush) } catch {
+                            do throws(ICalError) { return try writer!.write(week, start: start, sink) } catch {
                                 failure = error
                                 return false
                             }
@@ -196,7 +199,7 @@ extension ICal {
                     switch answer {
                     case .rendered:
                         if let failure { throw failure }
-                        try writer?.finish(flush)
+                        try writer?.finish(sink)
                     case .listings(var listings):
                         diagnostics.forEach { printError($0.description) }
                         if let limit, listings.count > limit { listings.offsets = Array(listings.offsets.prefix(limit)) }

@@ -5,7 +5,8 @@ import Testing
 /// change: every byte layout that is not a whole, known week must be refused before a query
 /// reads an entry from it.
 @Suite struct RenderedWeekValidationTests {
-    /// A week of two calendars and three entries, as the rendering cache stores it.
+    /// A week of two calendars and three entries, as the rendering cache stores it: the
+    /// heads, then the entries' bytes.
     private static func week(kinds: [UInt8] = [1, 2, 4], collections: [UInt16] = [0, 1, 1],
                              lengths: [UInt32]? = nil, bytes: [[UInt8]] = [Array("{\"a\"}".utf8), [], Array("x,y".utf8)]) -> [UInt8] {
         func put<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
@@ -25,8 +26,8 @@ import Testing
             out.append(kinds[index])
             put(collections[index], &out)
             put(lengths?[index] ?? UInt32(bytes[index].count), &out)
-            out.append(contentsOf: bytes[index])
         }
+        for entry in bytes { out.append(contentsOf: entry) }
         return out
     }
 
@@ -66,6 +67,11 @@ import Testing
         var version = Self.week()
         version[0] = RenderedWeek.version &+ 1
         #expect(RenderedWeek(validating: version) == nil, "another layout")
+        var heads = Self.week()
+        heads.replaceSubrange(15..<19, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(RenderedWeek(validating: heads) == nil, "more heads than the week holds")
+        heads.replaceSubrange(15..<19, with: [2, 0, 0, 0])
+        #expect(RenderedWeek(validating: heads) == nil, "a head read as bytes")
     }
 
     /// A week read in pieces (as the query index reads a stored one) is checked piece by

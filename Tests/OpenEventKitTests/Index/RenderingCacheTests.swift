@@ -16,21 +16,18 @@ import Testing
     /// gives them (nil when the cache does not answer).
     static func rendered(_ index: StoreIndex, window: Range<Int64>, collections: Set<String>, kinds: Set<ComponentKind>,
                          zone: any TimeZoneRules, formatter: OccurrenceFormatter, format: OccurrenceFormatter.ListingFormat,
-                         limit: Int? = nil) throws -> (answer: RenderedAnswer, bytes: [UInt8], begun: Bool)? {
+                         limit: Int? = nil, directRunsFrom directRun: Int = 1 << 14) throws -> (answer: RenderedAnswer, bytes: [UInt8], begun: Bool)? {
         var writer: OccurrenceFormatter.RenderedWeeksWriter?
         var all: [UInt8] = []
-        let flush = { (out: inout [UInt8]) in
-            all += out
-            out.removeAll()
-        }
+        let sink = { (bytes: UnsafeRawBufferPointer) in all += bytes }
         guard let answer = try index.renderedWeeks(window: window, collections: collections, kinds: kinds, floatingZone: zone,
                                                    style: formatter.renderingStyle(format),
                                                    render: { RenderedWeek.render($0, formatter: formatter, format: format) },
                                                    begin: { selection, _ in
             writer = OccurrenceFormatter.RenderedWeeksWriter(formatter: formatter, format: format, selection: selection,
-                                                             limit: limit, flushingAt: 4096)
-        }, write: { week, start in writer!.write(week, start: start, flush) }) else { return nil }
-        writer?.finish(flush)
+                                                             limit: limit, flushingAt: 4096, directRunsFrom: directRun)
+        }, write: { week, start in writer!.write(week, start: start, sink) }) else { return nil }
+        writer?.finish(sink)
         return (answer, all, writer != nil)
     }
 
@@ -48,7 +45,10 @@ import Testing
                                                                    floatingZone: zone))
         if let limit, listings.listings.count > limit { listings.listings.offsets = Array(listings.listings.offsets.prefix(limit)) }
         let expected = formatter.bytes(listings.listings, as: format)
-        var same = got == expected
+        // Every run of entries handed to the sink as it is, rather than gathered: the same bytes.
+        let direct = try #require(try rendered(index, window: window, collections: collections, kinds: kinds,
+                                               zone: zone, formatter: formatter, format: format, limit: limit, directRunsFrom: 1))
+        var same = got == expected && direct.bytes == got
         var diagnosticsSame = answer.diagnostics.map(\.description) == listings.diagnostics.map(\.description)
         if general {
             let query = try OccurrenceCacheTests.expected(index, window: window, collections: collections, kinds: kinds, zone: zone)
