@@ -37,9 +37,17 @@ import Testing
     /// silent success.
     @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full")))
     func unwritableOutputFails() throws {
+        let (status, message) = try Self.runOntoAFullDisk(["query", "--between", "2026-12-01", "+7d", "--format", "json",
+                                                           samples.appendingPathComponent("repeating-lessons.ics").path])
+        #expect(status == 1)
+        #expect(message == "<stdout>: cannot write: No space left on device\n")
+    }
+
+    /// Runs `ical` with its standard output on `/dev/full`: the exit status and standard error.
+    static func runOntoAFullDisk(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = ICalRunner.executable
-        process.arguments = ["query", "--between", "2026-12-01", "+7d", "--format", "json", samples.appendingPathComponent("repeating-lessons.ics").path]
+        process.arguments = arguments
         process.environment = ["TZ": "UTC", "ICAL_NOW": "2026-11-22T10:00:00", "PATH": "/usr/bin:/bin"]
         process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
         let errors = Pipe()
@@ -47,8 +55,7 @@ import Testing
         try process.run()
         let message = String(decoding: PipeReader.readAll(errors.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(message == "<stdout>: cannot write: No space left on device\n")
+        return (process.terminationStatus, message)
     }
 
     @Test func overrideReplacesItsInstanceAndExdateRemovesOne() throws {
@@ -171,17 +178,8 @@ import Testing
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["out.json", "store"])
         guard FileManager.default.isWritableFile(atPath: "/dev/full") else { return }
-        let process = Process()
-        process.executableURL = ICalRunner.executable
-        process.arguments = query
-        process.environment = ["TZ": "UTC", "ICAL_NOW": "2026-11-22T10:00:00", "PATH": "/usr/bin:/bin"]
-        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: PipeReader.readAll(errors.fileHandleForReading), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let (status, message) = try Self.runOntoAFullDisk(query)
+        #expect(status == 1)
         #expect(message == "<stdout>: cannot write: No space left on device\n")
     }
 
