@@ -179,6 +179,37 @@ import Testing
         #expect(first.starts == [all.starts[0]] && first.begun == 1)
     }
 
+    /// Once the first week was given, the answer is not taken again another way: a week
+    /// that cannot be made after it (here a rendering in no known layout) ends the answer
+    /// as interrupted, with an error, and the weeks given stay the only ones.
+    @Test func anAnswerThatFailsAfterItsFirstWeekIsInterrupted() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        try OccurrenceCacheTests.writeRandomItems(folder, seed: 0xB0B)
+        let authority = FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess)
+        let store = EKEventStore(backend: try FolderStore.open(at: folder.path), authority: authority)
+        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
+        let formatter = OccurrenceFormatter()
+        var renders = 0, begun = 0, weeks = 0
+        let rendering = EKEventStore.OccurrenceRendering(style: formatter.renderingStyle(.csv), render: { listings in
+            renders += 1
+            return renders == 1 ? RenderedWeek.render(listings, formatter: formatter, format: .csv) : [RenderedWeek.version &+ 1]
+        }, begin: { _, _ in begun += 1 }, write: { _, _ in
+            weeks += 1
+            return true
+        })
+        let (answer, diagnostics) = store.occurrenceAnswer(in: march..<(march + 31 * 86_400), floatingZone: FixedOffsetZone.utc,
+                                                           rendering: rendering)
+        guard case .interrupted = answer else {
+            Issue.record("expected an interrupted answer, got \(answer)")
+            return
+        }
+        #expect(begun == 1 && weeks == 1 && renders == 2)
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first?.severity == .error)
+        #expect(diagnostics.first?.description.contains("the answer is incomplete") == true)
+    }
+
     /// A stored rendering that cannot be read, or rendered for another layout, is rendered
     /// again; one made by another program is dropped when this one stores its own.
     @Test func damagedOrForeignRenderingsAreRenderedAgain() throws {
