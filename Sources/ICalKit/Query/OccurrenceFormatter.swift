@@ -163,7 +163,7 @@ public struct OccurrenceFormatter: Sendable {
         /// made now or earlier), with what goes between it and the one before: JSON's comma,
         /// the agenda's heading when `day` (the entry's day) is a new one.
         package mutating func append(entry: UnsafeRawBufferPointer, day: CalendarDate?, to out: inout [UInt8]) {
-            appendSeparator(day: day, comma: true, to: &out)
+            appendSeparator(day: day, to: &out)
             out.append(contentsOf: entry)
         }
 
@@ -173,14 +173,14 @@ public struct OccurrenceFormatter: Sendable {
             count += entries
         }
 
-        /// Appends what goes between the next entry and the one before (JSON's comma unless
-        /// `comma` is false, the agenda's heading when `day` is a new one) and counts the
-        /// entry, whose bytes the caller writes next.
-        package mutating func appendSeparator(day: CalendarDate?, comma: Bool, to out: inout [UInt8]) {
+        /// Appends what goes between the next entry and the one before (JSON's comma, the
+        /// agenda's heading when `day` is a new one) and counts the entry, whose bytes the
+        /// caller writes next.
+        package mutating func appendSeparator(day: CalendarDate?, to out: inout [UInt8]) {
             defer { count += 1 }
             switch format {
             case .json:
-                if count > 0 && comma { out.append(UInt8(ascii: ",")) }
+                if count > 0 { out.append(UInt8(ascii: ",")) }
             case .csv:
                 break
             case .agenda(let color):

@@ -22,21 +22,16 @@ import Darwin
 /// start and end instants, `Int32` agenda day (days since 1970-01-01; `Int32.min` in JSON
 /// and CSV), `UInt8` kind (1 VEVENT, 2 VTODO, 4 VJOURNAL), `UInt16` collection, `UInt32`
 /// length; then the entries' bytes, one after another in the heads' order. A JSON entry
-/// starts with the comma that goes before it (``jsonEntriesStartWithTheirComma``), so that
-/// the entries a query writes in a row are one run of bytes, written as they are.
+/// starts with the comma that goes before it (the first entry a query writes leaves it
+/// out), so that the entries a query writes in a row are one run of bytes, written as they
+/// are.
 /// ``init(validating:)`` checks every head and the lengths' sum before anything is read.
 package struct RenderedWeek: Sendable {
     /// The layout version, first byte of every rendered week.
     package static let version: UInt8 = 2
 
-    /// Whether a JSON entry's bytes start with its comma (`,`), which the first entry a
-    /// query writes leaves out.
-    package static let jsonEntriesStartWithTheirComma = true
-
-    /// The memory the bytes are in (shared by the weeks of one read).
+    /// The memory the bytes are in, from its start (reused by the weeks of one read).
     private let storage: RenderedStorage
-    /// Where the rendered bytes start in the storage.
-    private let offset: Int
     /// The collections' names, by their number in the entries.
     package let collections: [String]
     /// Where the first entry's head starts.
@@ -51,24 +46,16 @@ package struct RenderedWeek: Sendable {
     package init?(validating bytes: [UInt8]) {
         let storage = RenderedStorage(capacity: bytes.count)
         bytes.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(storage.base), byteCount: $0.count) }
-        self.init(validating: storage, offset: 0, count: bytes.count)
+        var validation = Validation(byteCount: bytes.count)
+        guard validation.advance(storage.base, available: bytes.count) else { return nil }
+        self.init(validated: validation, storage: storage)
     }
 
-    /// A rendered week read from `count` bytes of a storage from `offset`, or nil as
-    /// ``init(validating:)-([UInt8])``.
-    package init?(validating storage: RenderedStorage, offset: Int, count byteCount: Int) {
-        guard offset >= 0, byteCount >= 0, offset <= storage.capacity - byteCount else { return nil }
-        var validation = Validation(byteCount: byteCount)
-        guard validation.advance(UnsafeRawPointer(storage.base + offset), available: byteCount) else { return nil }
-        self.init(validated: validation, storage: storage, offset: offset)
-    }
-
-    /// The week that `validation` checked in its storage from `offset`, or nil when the
-    /// bytes it saw are not a whole rendered week.
-    package init?(validated validation: Validation, storage: RenderedStorage, offset: Int) {
-        guard let parsed = validation.result, offset >= 0, offset <= storage.capacity - validation.byteCount else { return nil }
+    /// The week that `validation` checked at the start of `storage`, or nil when the bytes
+    /// it saw are not a whole rendered week.
+    package init?(validated validation: Validation, storage: RenderedStorage) {
+        guard let parsed = validation.result, validation.byteCount <= storage.capacity else { return nil }
         self.storage = storage
-        self.offset = offset
         self.collections = parsed.collections
         self.entriesStart = parsed.entriesStart
         self.bytesStart = parsed.bytesStart
@@ -79,7 +66,7 @@ package struct RenderedWeek: Sendable {
     /// checked while each piece is still in the processor's cache (a month of a large store
     /// is megabytes, and a second pass over them waits on memory at every entry).
     ///
-    /// Each head whole, its kind and calendar known: the fields ``RenderedWeek/forEach(_:)``
+    /// Each head whole, its kind and calendar known: the fields ``RenderedWeek/Heads``
     /// reads at fixed offsets (start 0, end 8, day 16, kind 20, collection 21, length 23);
     /// and the lengths adding up to exactly the bytes after the heads.
     package struct Validation {
@@ -180,7 +167,7 @@ package struct RenderedWeek: Sendable {
         var entries: [UInt8] = []
         entries.reserveCapacity(listings.bytes.count + listings.count * 160)
         var piece = ByteBuffer(capacity: 1024)
-        let comma = if case .json = format { jsonEntriesStartWithTheirComma } else { false }
+        let comma = if case .json = format { true } else { false }
         listings.forEach { listing in
             let collection = listing.source.map { Array($0.prefix { $0 != UInt8(ascii: "/") }) } ?? []
             let number: Int
@@ -221,32 +208,8 @@ package struct RenderedWeek: Sendable {
         return 1
     }
 
-    /// One entry, its bytes a view valid inside the closure that hands it out (a JSON
+    /// An entry's head as the week holds it, and its bytes (valid while the week is; a JSON
     /// entry's with its comma first).
-    package struct Entry {
-        package var startInstant: Int64
-        package var endInstant: Int64
-        /// The agenda's day of the entry (nil in JSON and CSV).
-        package var day: CalendarDate?
-        /// 1 VEVENT, 2 VTODO, 4 VJOURNAL.
-        package var kind: UInt8
-        /// The number of its collection in ``RenderedWeek/collections``.
-        package var collection: Int
-        package var bytes: UnsafeRawBufferPointer
-    }
-
-    /// Calls `body` with every entry in order, until it returns false.
-    package func forEach(_ body: (Entry) -> Bool) {
-        var heads = makeHeads()
-        while let head = heads.next() {
-            let entry = Entry(startInstant: head.startInstant, endInstant: head.endInstant,
-                              day: head.day == Int32.min ? nil : CalendarDate(daysSinceEpoch: Int(head.day)),
-                              kind: head.kind, collection: head.collection, bytes: head.bytes)
-            guard body(entry) else { return }
-        }
-    }
-
-    /// An entry's head as the week holds it, and its bytes (valid while the week is).
     package struct Head {
         package var startInstant: Int64
         package var endInstant: Int64
@@ -270,7 +233,7 @@ package struct RenderedWeek: Sendable {
 
         fileprivate init(_ week: RenderedWeek) {
             storage = week.storage
-            base = UnsafeRawPointer(week.storage.base + week.offset)
+            base = UnsafeRawPointer(week.storage.base)
             entriesStart = week.entriesStart
             count = week.count
             bytes = week.bytesStart
@@ -381,7 +344,7 @@ package struct RenderedSelection: Sendable {
     /// query's rule: it starts before the end, and ends after the start or is an instant at
     /// or after it).
     package var window: Range<Int64>
-    /// The kinds asked for (bits as ``RenderedWeek/Entry/kind``).
+    /// The kinds asked for (bits as ``RenderedWeek/Head/kind``).
     package var kinds: UInt8
     /// The collections asked for.
     package var collections: Set<String>
@@ -466,7 +429,7 @@ extension OccurrenceFormatter {
             if let limit, written >= limit { return false }
             let chosen = selection.next(week)
             let selection = self.selection
-            let json = if case .json = format { RenderedWeek.jsonEntriesStartWithTheirComma } else { false }
+            let json = if case .json = format { true } else { false }
             let agenda = if case .agenda = format { true } else { false }
             var run = UnsafeRawBufferPointer(start: nil, count: 0)
             // Entries written with no separator from the writer (it counts them all).
@@ -480,7 +443,7 @@ extension OccurrenceFormatter {
                     // A new day's heading, after the run before it.
                     try emit(&run, sink)
                     agendaDay = head.day
-                    writer.appendSeparator(day: CalendarDate(daysSinceEpoch: Int(head.day)), comma: true, to: &out)
+                    writer.appendSeparator(day: CalendarDate(daysSinceEpoch: Int(head.day)), to: &out)
                 } else {
                     // The first entry written goes without the comma a JSON entry carries.
                     if json && written == 0 && !bytes.isEmpty { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst()) }

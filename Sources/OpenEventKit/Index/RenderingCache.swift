@@ -169,6 +169,6 @@ extension StoreIndex {
                   validation.advance(storage.base, available: done + piece) else { return nil }
             done += piece
         }
-        return RenderedWeek(validated: validation, storage: storage, offset: 0)
+        return RenderedWeek(validated: validation, storage: storage)
     }
 }

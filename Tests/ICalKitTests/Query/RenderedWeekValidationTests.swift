@@ -35,10 +35,10 @@ import Testing
         let week = try #require(RenderedWeek(validating: Self.week()))
         #expect(week.collections == ["home", "work"])
         var seen: [(Int64, Int64, Int?, UInt8, Int, String)] = []
-        week.forEach { entry in
-            seen.append((entry.startInstant, entry.endInstant, entry.day?.daysSinceEpoch, entry.kind, entry.collection,
-                         String(decoding: entry.bytes, as: UTF8.self)))
-            return true
+        var heads = week.makeHeads()
+        while let head = heads.next() {
+            seen.append((head.startInstant, head.endInstant, head.day == Int32.min ? nil : Int(head.day), head.kind,
+                         head.collection, String(decoding: head.bytes, as: UTF8.self)))
         }
         #expect(seen.map(\.0) == [1_000, 1_001, 1_002])
         #expect(seen.map(\.1) == [2_000, 2_001, 2_002])
@@ -93,7 +93,7 @@ import Testing
                     done = min(bytes.count, done + size)
                     passing = validation.advance(storage.base, available: done)
                 } while passing && done < bytes.count
-                let week = RenderedWeek(validated: validation, storage: storage, offset: 0)
+                let week = RenderedWeek(validated: validation, storage: storage)
                 #expect((passing && week != nil) == expected, "\(bytes.count) bytes in pieces of \(size)")
                 if !passing {
                     let again = validation.advance(storage.base, available: bytes.count)
