@@ -37,7 +37,15 @@ import GRDB
 enum IndexSchema {
     /// The format version, kept in `PRAGMA user_version`. A file with another version is
     /// deleted and rebuilt.
-    static let formatVersion: Int32 = 3
+    /// Version 4 changed no table, only the page size (``pageSize``): an earlier file is
+    /// rebuilt once with the new size rather than kept with its 4 KiB pages.
+    static let formatVersion: Int32 = 4
+    /// The page size of a new index file: 64 KiB. A rendered week (about 2 MB for a dense
+    /// week in JSON) is one blob, stored on a chain of overflow pages that SQLite reads one
+    /// page at a time; with 4 KiB pages a month of the 100,000-event benchmark store was
+    /// about 2,500 pages and took 1.4–2.7 ms longer to read than with 64 KiB pages (see
+    /// "Seventh pass" in `Benchmarks/README.md`).
+    static let pageSize = 65_536
     /// `PRAGMA application_id`: "OEKI". A SQLite file of another program is rebuilt.
     static let applicationIdentifier: Int32 = 0x4F45_4B49
 

@@ -176,6 +176,9 @@ package final class StoreIndex: Sendable {
     private static func enableWriteAheadLog(_ db: Database) throws {
         let current = try String.fetchOne(db, sql: "PRAGMA journal_mode")
         guard current != "wal" && current != "memory" else { return }
+        // A new file (WAL mode is the first thing asked of one) gets its page size here,
+        // before its first page is written; SQLite ignores this for a file that has pages.
+        try db.execute(sql: "PRAGMA page_size = \(IndexSchema.pageSize)")
         let deadline = ContinuousClock.now + .seconds(busyTimeout)
         while true {
             do {

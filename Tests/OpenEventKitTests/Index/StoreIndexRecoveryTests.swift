@@ -99,6 +99,29 @@ import Testing
         try Self.expectRebuilt(store, path, mentioning: "format version 99")
     }
 
+    /// A new index has 64 KiB pages; one of format 3 (4 KiB pages, the same tables) is
+    /// rebuilt once, with the new page size, and then opened as it is.
+    @Test func anIndexOfFormatThreeIsRebuiltWithLargerPages() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        func pageSize() throws -> Int? {
+            try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA page_size") }
+        }
+        #expect(IndexSchema.pageSize == 65_536)
+        #expect(try pageSize() == IndexSchema.pageSize)
+        try DatabaseQueue(path: path).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: "PRAGMA page_size = 4096")
+            try db.execute(sql: "VACUUM")
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        #expect(try pageSize() == 4096)
+        try Self.expectRebuilt(store, path, mentioning: "format version 3")
+        #expect(try pageSize() == IndexSchema.pageSize)
+    }
+
     @Test func droppedTableIsRebuilt() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
