@@ -118,15 +118,18 @@ enum OccurrenceCache {
 
         var hasWeeks: Bool { weeks.values.contains { !$0.isEmpty } }
 
+        /// Reads the state. A warm query reads it twice (its refresh, then the weeks it
+        /// fills), so the statements are kept prepared on the connection.
         static func read(_ db: Database, store: FolderStore) throws -> State {
             let generation = try OccurrenceCache.generation(db)
-            let recorded = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'cache'")
-            let hasRows = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM week)") ?? false
+            let recorded = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = 'cache'"))
+            let hasRows = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM week)")) ?? false
             guard recorded == fingerprint(store: store) else {
                 return State(generation: generation, weeks: [:], isStale: hasRows || recorded != nil)
             }
             var weeks: [String: [Int64]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT zone, week FROM week ORDER BY zone, week") {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT zone, week FROM week ORDER BY zone, week"))
+            while let row = try rows.next() {
                 weeks[row[0], default: []].append(row[1])
             }
             return State(generation: generation, weeks: weeks, isStale: false)
@@ -134,7 +137,7 @@ enum OccurrenceCache {
     }
 
     static func generation(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'generation'") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = 'generation'")) ?? 0
     }
 
     static func bumpGeneration(_ db: Database) throws {

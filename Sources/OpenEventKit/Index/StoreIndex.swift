@@ -555,7 +555,9 @@ package final class StoreIndex: Sendable {
 
     /// The rows of some collections: file name and identity; and the collections that have rows.
     private func recordedItems(of collections: [String], _ queue: DatabaseQueue) throws -> ([ItemKey: FileIdentity], Set<String>) {
-        try queue.read { db in
+        // A warm query whose folders have not changed scans none: no transaction to open.
+        guard !collections.isEmpty else { return ([:], []) }
+        return try queue.read { db in
             var recorded: [ItemKey: FileIdentity] = [:]
             var withRows = Set<String>()
             let rows = try db.cachedStatement(sql: """
