@@ -159,7 +159,7 @@ enum IndexSchema {
     /// Whether a database is empty: no schema object and no version (a new file).
     static func isEmpty(_ db: Database) throws -> Bool {
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
-        let version = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let version = try Int32.fetchOne(db.cachedStatement(sql: "PRAGMA user_version")) ?? 0
         return count == 0 && version == 0
     }
 
@@ -183,7 +183,8 @@ enum IndexSchema {
         guard application == applicationIdentifier else {
             return "is not an OpenEventKit index (application_id \(application))"
         }
-        let version = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        // Kept prepared: `isEmpty(_:)` reads it too at every open.
+        let version = try Int32.fetchOne(db.cachedStatement(sql: "PRAGMA user_version")) ?? 0
         guard version == formatVersion else {
             return "has format version \(version), and this version of OpenEventKit uses \(formatVersion)"
         }

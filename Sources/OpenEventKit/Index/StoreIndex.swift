@@ -150,6 +150,9 @@ package final class StoreIndex: Sendable {
         // readers, which this single connection is not. A query that writes nothing then
         // syncs nothing.
         configuration.busyMode = .timeout(busyTimeout)
+        // No table of the index refers to another (`IndexSchema.objects`): no statement to
+        // turn foreign keys on at every open.
+        configuration.foreignKeysEnabled = false
         configuration.label = "OpenEventKit.StoreIndex"
         configuration.prepareDatabase { db in
             try enableWriteAheadLog(db)
