@@ -147,6 +147,24 @@ package struct RenderedWeek: Sendable {
             return !failed
         }
 
+        /// Where the heads end and the entries' bytes begin, once the header was seen.
+        package var headsEnd: Int? {
+            collections == nil ? nil : entriesStart + count * RenderedWeek.headSize
+        }
+
+        /// Ends the check of a week whose heads were all seen (``headsEnd`` bytes at
+        /// `base`) without its entries' bytes, which the check never reads: only the heads'
+        /// lengths must add up to them. For a week read in part (``RenderedWeek``'s
+        /// entries whose bytes were not read must not be written). False when a head was
+        /// not seen or the week is not whole.
+        package mutating func acceptUnreadEntries(_ base: UnsafeRawPointer) -> Bool {
+            guard !failed, collections != nil, checked == count else {
+                failed = true
+                return false
+            }
+            return advance(base, available: byteCount)
+        }
+
         /// What the check found once every byte was seen, else nil.
         fileprivate var result: (collections: [String], entriesStart: Int, bytesStart: Int, count: Int)? {
             guard !failed, let collections, checked == count else { return nil }

@@ -47,7 +47,9 @@ extension StoreIndex {
     ///     index cannot be read on) leaves the answer incomplete: it must not be answered
     ///     again another way.
     ///   - write: called with each week of the window and its first instant; the week is
-    ///     valid only during the call. False stops: no later week is read.
+    ///     valid only during the call, and of its entries' bytes only those of the entries
+    ///     the selection given to `begin` chooses were read (its heads all were). False
+    ///     stops: no later week is read.
     /// - Returns: nil, before anything was given, when the cache does not answer (as
     ///   ``cachedPackedListings(window:collections:kinds:floatingZone:)`` returns nil), or
     ///   when items of the window are expanded by each query (`uncached`): use the listings
@@ -104,10 +106,13 @@ extension StoreIndex {
                 }
                 begin(selection, snapshot.diagnostics)
                 let storage = RenderedStorage(capacity: largest)
+                // The selection as the writer holds it, advanced once per week given.
+                var reading = selection
                 for week in weeks {
                     let rendered: RenderedWeek
                     if let known = stored[week], let readBack = try Self.readRendering(db, rowid: known.rowid, count: known.count,
-                                                                                       into: storage) {
+                                                                                       into: storage, choosing: reading,
+                                                                                       start: week * OccurrenceCache.week) {
                         rendered = readBack
                     } else {
                         // Not stored, or a stored rendering that cannot be read: rendered again.
@@ -121,6 +126,7 @@ extension StoreIndex {
                         rendered = made
                         snapshot.fresh.append((week, bytes))
                     }
+                    _ = reading.next(rendered)
                     guard write(rendered, week * OccurrenceCache.week) else { break }
                 }
                 return snapshot
@@ -149,10 +155,15 @@ extension StoreIndex {
         return RenderedAnswer(diagnostics: snapshot.diagnostics, renderedWeeks: snapshot.fresh.count)
     }
 
-    /// A stored rendering read into `storage` from its start, in pieces each checked while
-    /// it is still in the processor's cache (``RenderedWeek/Validation``); nil when it
-    /// cannot be read or is not a whole rendered week.
-    private static func readRendering(_ db: Database, rowid: Int64, count: Int, into storage: RenderedStorage) throws -> RenderedWeek? {
+    /// A stored rendering read into `storage` at its start: the header and every head, in
+    /// pieces each checked while it is still in the processor's cache
+    /// (``RenderedWeek/Validation``), then only the bytes of the entries `selection` (as the
+    /// writer holds it before this week, the week starting at `start`) chooses: the heads are
+    /// in the query's order, so those are one range. A week the window covers in part (a
+    /// month's first and last, any window shorter than a week) is not read whole. Nil when
+    /// it cannot be read or is not a whole rendered week.
+    private static func readRendering(_ db: Database, rowid: Int64, count: Int, into storage: RenderedStorage,
+                                      choosing selection: RenderedSelection, start: Int64) throws -> RenderedWeek? {
         guard count <= storage.capacity else { return nil }
         var blob: OpaquePointer?
         guard sqlite3_blob_open(db.sqliteConnection, "main", "rendering", "bytes", rowid, 0, &blob) == SQLITE_OK else {
@@ -161,14 +172,35 @@ extension StoreIndex {
         }
         defer { sqlite3_blob_close(blob) }
         guard sqlite3_blob_bytes(blob) == Int32(count) else { return nil }
+        func read(_ range: Range<Int>) -> Bool {
+            var at = range.lowerBound
+            while at < range.upperBound {
+                let piece = min(range.upperBound - at, renderingPiece)
+                guard sqlite3_blob_read(blob, storage.base + at, Int32(piece), Int32(at)) == SQLITE_OK else { return false }
+                at += piece
+            }
+            return true
+        }
         var validation = RenderedWeek.Validation(byteCount: count)
         var done = 0
-        while done < count {
+        while done < (validation.headsEnd ?? count) {
             let piece = min(count - done, renderingPiece)
-            guard sqlite3_blob_read(blob, storage.base + done, Int32(piece), Int32(done)) == SQLITE_OK,
-                  validation.advance(storage.base, available: done + piece) else { return nil }
+            guard read(done..<(done + piece)), validation.advance(storage.base, available: done + piece) else { return nil }
             done += piece
         }
-        return RenderedWeek(validated: validation, storage: storage)
+        guard validation.acceptUnreadEntries(storage.base),
+              let week = RenderedWeek(validated: validation, storage: storage) else { return nil }
+        var copy = selection
+        let choice = copy.next(week)
+        var lower = Int.max, upper = 0
+        var heads = week.makeHeads()
+        while let head = heads.next() {
+            guard selection.chooses(head, in: choice, startingAt: start), let address = head.bytes.baseAddress else { continue }
+            let offset = address - UnsafeRawPointer(storage.base)
+            lower = min(lower, offset)
+            upper = max(upper, offset + head.bytes.count)
+        }
+        guard lower >= upper || read(max(lower, done)..<max(upper, done)) else { return nil }
+        return week
     }
 }

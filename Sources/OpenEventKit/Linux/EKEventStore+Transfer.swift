@@ -228,7 +228,8 @@ extension EKEventStore {
         /// answer's diagnostics.
         package var begin: (RenderedSelection, [Diagnostic]) -> Void
         /// Called with each week and its first instant (the week valid only during the
-        /// call); false stops.
+        /// call, and holding only the bytes of the entries `begin`'s selection chooses);
+        /// false stops.
         package var write: (RenderedWeek, Int64) -> Bool
 
         package init(style: String, render: @escaping (PackedListings) -> [UInt8],

@@ -77,6 +77,41 @@ import Testing
     /// A week read in pieces (as the query index reads a stored one) is checked piece by
     /// piece: for every piece size, the same weeks pass and fail as when checked whole, and
     /// a check that failed stays failed.
+    /// A week read in part (the query index reads the heads, then only the chosen entries'
+    /// bytes) is checked as the whole is: every head, and the lengths against the week's size.
+    @Test func aWeekCheckedWithoutItsEntriesBytesIsCheckedAsTheWhole() {
+        let whole = Self.week()
+        let cases: [[UInt8]] = [whole, Array(whole.dropLast()), whole + [0], Self.week(kinds: [1, 3, 4]),
+                                Self.week(collections: [0, 2, 1]), Self.week(lengths: [5, 0, 4]), Self.week(lengths: [4, 0, 3]),
+                                Self.week(lengths: [5, 0, UInt32.max])]
+        for bytes in cases {
+            let expected = RenderedWeek(validating: bytes) != nil
+            let storage = RenderedStorage(capacity: bytes.count)
+            bytes.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            var validation = RenderedWeek.Validation(byteCount: bytes.count)
+            #expect(validation.headsEnd == nil, "nothing seen yet")
+            var passing = validation.advance(storage.base, available: 1)
+            #expect(validation.headsEnd == nil, "the header is not whole")
+            let end = min(whole.count - 8, bytes.count)   // the heads and no entry's bytes
+            passing = passing && validation.advance(storage.base, available: end)
+            if passing, let headsEnd = validation.headsEnd {
+                #expect(headsEnd == whole.count - 8, "three heads after the header")
+                passing = validation.acceptUnreadEntries(storage.base)
+            }
+            #expect((passing && RenderedWeek(validated: validation, storage: storage) != nil) == expected, "\(bytes)")
+        }
+        // Heads not all seen: refused, and stays refused.
+        let storage = RenderedStorage(capacity: whole.count)
+        whole.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var early = RenderedWeek.Validation(byteCount: whole.count)
+        let seen = early.advance(storage.base, available: whole.count - 20)
+        let accepted = early.acceptUnreadEntries(storage.base)
+        let later = early.advance(storage.base, available: whole.count)
+        #expect(seen)
+        #expect(!accepted, "the last head was not seen")
+        #expect(!later, "a refused week stays refused")
+    }
+
     @Test func piecesOfEverySizeAreCheckedAsTheWhole() {
         let whole = Self.week()
         let cases: [[UInt8]] = [whole, Array(whole.dropLast()), whole + [0], Self.week(kinds: [1, 3, 4]),

@@ -119,6 +119,52 @@ import Testing
         #expect(generations.count == 1)
     }
 
+    /// A stored week is read in part: its heads, then only the bytes of the entries the
+    /// window, kinds and calendars choose. Weeks of hundreds of kilobytes (many pieces of
+    /// `renderingPiece`), windows from an hour to two weeks that start and end inside
+    /// weeks, a calendar filter that skips entries between chosen ones: the bytes are those
+    /// of the listings, rendered and read back.
+    @Test func weeksLargerThanAPieceAreReadInPart() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        for number in 0..<12 {
+            let collection = number % 3 == 0 ? "work" : "home"
+            try folder.write("\(collection)/hourly-\(number).ics", """
+                BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//tests//EN\nBEGIN:VEVENT\nUID:hourly-\(number)\nDTSTAMP:20260101T000000Z
+                DTSTART:20260302T\(String(format: "%02d", number))1500Z\nDURATION:PT\(20 + number)M\nRRULE:FREQ=HOURLY;COUNT=600
+                SUMMARY:Hourly \(number), a summary long enough to make each entry a few hundred bytes
+                LOCATION:Room \(number)\nEND:VEVENT\nEND:VCALENDAR\n
+                """)
+        }
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let zone = try #require(IANATimeZone(named: "Europe/Berlin"))
+        let day: Int64 = 86_400
+        let march2 = Int64(try #require(CalendarDate(year: 2026, month: 3, day: 2)).daysSinceEpoch) * day
+        let windows: [(Range<Int64>, Set<String>)] = [
+            ((march2 + 3 * day + 3_600)..<(march2 + 3 * day + 7_200), []),
+            ((march2 + 4 * day)..<(march2 + 5 * day), []),
+            ((march2 + 2 * day + 43_200)..<(march2 + 9 * day + 43_200), ["work"]),
+            ((march2 - day)..<(march2 + 15 * day), []),
+            ((march2 + 10 * day)..<(march2 + 12 * day), ["home"]),
+        ]
+        for (number, (window, collections)) in windows.enumerated() {
+            for format in Self.formats {
+                for round in 0..<2 {
+                    let result = try Self.compare(index, window: window, collections: collections.isEmpty ? ["home", "work"] : collections,
+                                                  kinds: [.event], zone: zone, display: number % 2 == 0, format: format,
+                                                  limit: number == 3 ? 500 : nil)
+                    #expect(result.same, "window \(number), \(format), round \(round)")
+                    if round == 1 { #expect(result.rendered.renderedWeeks == 0, "read back, window \(number)") }
+                    #expect(result.listings > 0, "window \(number) has entries")
+                }
+            }
+        }
+        let largest = try DatabaseQueue(path: index.path).read { db in
+            try Int.fetchOne(db, sql: "SELECT max(length(bytes)) FROM rendering") ?? 0
+        }
+        #expect(largest > 4 * StoreIndex.renderingPiece, "weeks of several pieces: \(largest) bytes")
+    }
+
     /// A window's items of which each query expands some itself (mixed component kinds): no
     /// rendered answer, the listings answer.
     @Test func windowsWithItemsExpandedPerQueryAreNotRendered() throws {
