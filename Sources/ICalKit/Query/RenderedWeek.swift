@@ -385,7 +385,13 @@ package struct RenderedSelection: Sendable {
     /// Begins the window's next week (the weeks are given in order).
     package mutating func next(_ week: RenderedWeek) -> Week {
         defer { afterFirstWeek = true }
-        return Week(later: afterFirstWeek, allowed: week.collections.map { collections.contains($0) })
+        return choice(in: week)
+    }
+
+    /// What ``next(_:)`` will give for `week`, without beginning it: the query index reads
+    /// a week's chosen bytes with it before the writer begins the week.
+    package func choice(in week: RenderedWeek) -> Week {
+        Week(later: afterFirstWeek, allowed: week.collections.map { collections.contains($0) })
     }
 
     /// Whether an entry of `week`, the window's week that starts at `start`, is written. A

@@ -190,8 +190,7 @@ extension StoreIndex {
         }
         guard validation.acceptUnreadEntries(storage.base),
               let week = RenderedWeek(validated: validation, storage: storage) else { return nil }
-        var copy = selection
-        let choice = copy.next(week)
+        let choice = selection.choice(in: week)
         var lower = Int.max, upper = 0
         var heads = week.makeHeads()
         while let head = heads.next() {

@@ -31,6 +31,13 @@ import Testing
         return out
     }
 
+    /// A block holding `bytes` from its start, as the query index reads a week into one.
+    private static func storage(holding bytes: [UInt8]) -> RenderedStorage {
+        let storage = RenderedStorage(capacity: bytes.count)
+        bytes.withUnsafeBytes { if let source = $0.baseAddress { storage.base.copyMemory(from: source, byteCount: $0.count) } }
+        return storage
+    }
+
     @Test func aWholeWeekIsReadAsWritten() throws {
         let week = try #require(RenderedWeek(validating: Self.week()))
         #expect(week.collections == ["home", "work"])
@@ -86,8 +93,7 @@ import Testing
                                 Self.week(lengths: [5, 0, UInt32.max])]
         for bytes in cases {
             let expected = RenderedWeek(validating: bytes) != nil
-            let storage = RenderedStorage(capacity: bytes.count)
-            bytes.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            let storage = Self.storage(holding: bytes)
             var validation = RenderedWeek.Validation(byteCount: bytes.count)
             #expect(validation.headsEnd == nil, "nothing seen yet")
             var passing = validation.advance(storage.base, available: 1)
@@ -101,8 +107,7 @@ import Testing
             #expect((passing && RenderedWeek(validated: validation, storage: storage) != nil) == expected, "\(bytes)")
         }
         // Heads not all seen: refused, and stays refused.
-        let storage = RenderedStorage(capacity: whole.count)
-        whole.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        let storage = Self.storage(holding: whole)
         var early = RenderedWeek.Validation(byteCount: whole.count)
         let seen = early.advance(storage.base, available: whole.count - 20)
         let accepted = early.acceptUnreadEntries(storage.base)
@@ -119,8 +124,7 @@ import Testing
                                 Self.week(lengths: [5, 0, UInt32.max]), Array(whole.prefix(4)), []]
         for bytes in cases {
             let expected = RenderedWeek(validating: bytes) != nil
-            let storage = RenderedStorage(capacity: bytes.count)
-            bytes.withUnsafeBytes { if let source = $0.baseAddress { storage.base.copyMemory(from: source, byteCount: $0.count) } }
+            let storage = Self.storage(holding: bytes)
             for size in 1...max(bytes.count, 1) {
                 var validation = RenderedWeek.Validation(byteCount: bytes.count)
                 var passing = true, done = 0
@@ -136,8 +140,7 @@ import Testing
                 }
             }
         }
-        let storage = RenderedStorage(capacity: whole.count)
-        whole.withUnsafeBytes { storage.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        let storage = Self.storage(holding: whole)
         var backwards = RenderedWeek.Validation(byteCount: whole.count)
         let all = backwards.advance(storage.base, available: whole.count)
         let more = backwards.advance(storage.base, available: whole.count + 1)
