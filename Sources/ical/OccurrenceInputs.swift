@@ -56,12 +56,16 @@ struct OccurrenceInputs: ParsableArguments {
     /// closed when `body` returns (SQLite removes its write-ahead log then). Not for whole
     /// components: their iCalendar output may be imported into the same store, whose commit
     /// would then make a kept store list every item to look for changes.
+    /// `indexLocking`: how the store's query index is shared while `body` runs (see
+    /// ``StoreIndex/Locking``).
     func withReadableStore<Result>(readingToDos: Bool, leavingStoreToExit: Bool = true,
+                                   indexLocking: StoreIndex.Locking = .shared,
                                    _ body: (EKEventStore, [EKCalendar]?) throws -> Result) throws -> Result {
         let store = try storeOptions.openStore()
         if leavingStoreToExit { ProcessLifetime.keep(store) }
         defer { if leavingStoreToExit { store.closeForExit() } }
         store.indexScan = rescan ? .everyFile : .changedFolders
+        store.indexLocking = indexLocking
         let action = "querying the store"
         if store.authority.accessLevel(for: .event) != .writeOnly {
             try storeOptions.require(.full, to: .event, on: store, for: action)
@@ -101,12 +105,14 @@ struct OccurrenceInputs: ParsableArguments {
     /// ``listings(in:kinds:zone:includingCancelled:readingToDos:gate:)`` packed, without the
     /// calendars' colours (what `ical query` writes as text, JSON or CSV); or for the store
     /// the same occurrences as the index's rendered weeks in `rendering`'s style (nil: never)
-    /// when it has or can make them (see ``EKEventStore/occurrenceAnswer(in:calendars:kinds:floatingZone:includingCancelled:rendering:)``).
+    /// when it has or can make them (see ``EKEventStore/occurrenceAnswer(in:calendars:kinds:floatingZone:includingCancelled:rendering:)``),
+    /// with the store's query index shared as `indexLocking` says.
     func listingAnswer(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, includingCancelled: Bool,
                        readingToDos: Bool, gate: PathGate,
-                       rendering: EKEventStore.OccurrenceRendering?) throws -> (answer: EKEventStore.OccurrenceAnswer, diagnostics: [Diagnostic]) {
+                       rendering: EKEventStore.OccurrenceRendering?,
+                       indexLocking: StoreIndex.Locking = .shared) throws -> (answer: EKEventStore.OccurrenceAnswer, diagnostics: [Diagnostic]) {
         if readsStore {
-            return try withReadableStore(readingToDos: readingToDos) { store, calendars in
+            return try withReadableStore(readingToDos: readingToDos, indexLocking: indexLocking) { store, calendars in
                 store.occurrenceAnswer(in: window.start..<window.end, calendars: calendars, kinds: kinds, floatingZone: zone,
                                        includingCancelled: includingCancelled, rendering: rendering)
             }

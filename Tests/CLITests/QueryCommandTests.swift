@@ -148,6 +148,55 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    /// A store query holds the query index alone (SQLite's exclusive locking, the log's
+    /// index in memory: no `index.sqlite-shm` is made) while its output cannot make it wait:
+    /// `-o`, standard output redirected to a file or to `/dev/null`; onto a pipe it shares
+    /// the index, as a reader at the other end could hold the query up for as long as it
+    /// likes. The output is the same every way.
+    @Test func aStoreQueryHoldsTheIndexAloneOnlyWhileItsOutputCannotWait() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        for setup in [["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--reminders", "full"],
+                      ["import", samples.appendingPathComponent("repeating-lessons.ics").path]] {
+            let output = try ICalRunner.run(setup + ["--store", store])
+            try #require(output.status == 0, "\(setup): \(output.stderr)")
+        }
+        let shared = store + "/.openeventkit/index.sqlite-shm"
+        let query = ["query", "--between", "2026-09-01", "+60d", "--format", "json", "--store", store]
+        let piped = try ICalRunner.run(query)
+        #expect(piped.status == 0 && piped.stdout.contains("Piano lesson"), "\(piped.stderr)")
+        #expect(FileManager.default.fileExists(atPath: shared))
+        /// Runs the query with its standard output redirected by the shell to `target`.
+        func redirected(to target: String) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            let quoted = ([ICalRunner.executable.path] + query).map { "'" + $0 + "'" }.joined(separator: " ")
+            process.arguments = ["-c", "exec \(quoted) > '\(target)'"]
+            process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "HOME": folder.url.path, "PATH": "/usr/bin:/bin"]
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        let file = folder.url.appendingPathComponent("out.json").path
+        let runs: [(String, () throws -> Int32)] = [
+            ("-o", { try ICalRunner.run(query + ["-o", file]).status }),
+            ("> file", { try redirected(to: file) }),
+            ("> /dev/null", { try redirected(to: "/dev/null") }),
+        ]
+        for (way, run) in runs {
+            try? FileManager.default.removeItem(atPath: shared)
+            try? FileManager.default.removeItem(atPath: file)
+            #expect(try run() == 0, "\(way)")
+            #expect(!FileManager.default.fileExists(atPath: shared), "\(way): the index was held alone")
+            if way != "> /dev/null" {
+                #expect(try String(contentsOfFile: file, encoding: .utf8) == piped.stdout, "\(way)")
+            }
+        }
+        #expect(try ICalRunner.run(query).stdout == piped.stdout)
+        #expect(FileManager.default.fileExists(atPath: shared), "onto a pipe the index is shared")
+    }
+
     /// A store query's output is opened before the store is read, and a repeated query
     /// writes the index's rendered weeks one at a time: a query that fails leaves its output
     /// file as it was, with no temporary file beside it, and a repeated query writes what the

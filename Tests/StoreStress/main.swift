@@ -81,9 +81,10 @@ func run(_ arguments: [String]) throws(StoreError) {
 }
 
 func refreshIndex(_ arguments: [String]) throws(StoreError) {
-    guard arguments.count == 3 else { throw StoreError(.invalidBatch, "usage: store-stress --index STORE") }
+    let exclusive = arguments.count == 4 && arguments[3] == "--exclusive"
+    guard arguments.count == 3 || exclusive else { throw StoreError(.invalidBatch, "usage: store-stress --index STORE [--exclusive]") }
     let store = try FolderStore.open(at: arguments[2], create: false)
-    let (_, notices, refresh) = try StoreIndex.open(store: store)
+    let (_, notices, refresh) = try StoreIndex.open(store: store, locking: exclusive ? .exclusiveWhenAlone : .shared)
     for notice in notices {
         let bytes = Array(("store-stress: " + notice + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

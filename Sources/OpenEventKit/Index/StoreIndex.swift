@@ -32,8 +32,8 @@ import Synchronization
 ///
 /// Readers take no lock on the store (the store's `.openeventkit/lock` is for committing
 /// writers); SQLite's own locking, in WAL mode with a busy timeout, keeps several
-/// processes that refresh and query at once consistent. The type is safe to use from
-/// several threads.
+/// processes that refresh and query at once consistent (a one-shot process may hold the
+/// file alone instead: ``Locking``). The type is safe to use from several threads.
 package final class StoreIndex: Sendable {
     /// The store the index describes.
     package let store: FolderStore
@@ -93,11 +93,33 @@ package final class StoreIndex: Sendable {
     ///   index file was used as it was); and what the first refresh changed (after a
     ///   rebuild: every item added).
     /// - Throws: only what reading the store throws (a store folder that cannot be listed).
-    package static func open(store: FolderStore, scan: Scan = .everyFile) throws(StoreError) -> (index: StoreIndex, notices: [String], refresh: IndexRefresh) {
-        let (queue, isInMemory, notices) = connect(path: path(for: store), metadataFolder: store.metadataFolder)
+    package static func open(store: FolderStore, scan: Scan = .everyFile,
+                             locking: Locking = .shared) throws(StoreError) -> (index: StoreIndex, notices: [String], refresh: IndexRefresh) {
+        let (queue, isInMemory, notices) = connect(path: path(for: store), metadataFolder: store.metadataFolder, locking: locking)
         let index = StoreIndex(store: store, queue: queue, isInMemory: isInMemory)
         let refresh = try index.refresh(scan: scan)
         return (index, notices + refresh.notices, refresh)
+    }
+
+    /// How a connection shares the index file with other connections.
+    package enum Locking: Sendable, Hashable {
+        /// Many connections at once, in any processes: SQLite's write-ahead log with its
+        /// index in the shared-memory file `index.sqlite-shm`. Readers never wait for a
+        /// writer. For a store kept open (an app's ``EKEventStore``).
+        case shared
+        /// The file alone while no other connection has it open, else ``shared``: the first
+        /// read takes SQLite's exclusive lock without waiting and holds it until the
+        /// connection closes, and the log's index is kept in the process's memory. For a
+        /// process that opens the index, reads it once and exits (`ical query`).
+        ///
+        /// The first connection to open a shared-memory file empties it and sizes it again
+        /// (a truncate, eight one-byte writes and fresh pages, in every process when
+        /// processes take turns): most of a small query's time once the file system has
+        /// written the pages out. Held alone, the file is not touched. Another process
+        /// that opens the index meanwhile waits (up to the busy timeout) until this
+        /// connection closes; when another connection has it open already, the attempt
+        /// fails at once and the connection is opened ``shared``.
+        case exclusiveWhenAlone
     }
 
     /// The outcome of one attempt to open the index file.
@@ -112,7 +134,7 @@ package final class StoreIndex: Sendable {
 
     /// Opens the file, rebuilding it when damaged and falling back to memory when it
     /// cannot be used.
-    private static func connect(path: String, metadataFolder: String) -> (DatabaseQueue, isInMemory: Bool, notices: [String]) {
+    private static func connect(path: String, metadataFolder: String, locking: Locking) -> (DatabaseQueue, isInMemory: Bool, notices: [String]) {
         var notices: [String] = []
         func memory(_ reason: String) -> (DatabaseQueue, isInMemory: Bool, notices: [String]) {
             notices.append("the query index \(path) cannot be used (\(reason)); it is kept in memory for this process")
@@ -122,6 +144,11 @@ package final class StoreIndex: Sendable {
             try StoreSystem.makeFolder(metadataFolder)
         } catch {
             return memory(error.message)
+        }
+        // Held alone or not at all: any failure (another connection has the file, or the
+        // file is damaged or read-only) is left to the shared attempt to classify.
+        if locking == .exclusiveWhenAlone, case .ready(let queue) = attempt(path, exclusive: true) {
+            return (queue, false, notices)
         }
         switch attempt(path) {
         case .ready(let queue):
@@ -142,20 +169,23 @@ package final class StoreIndex: Sendable {
         }
     }
 
-    /// WAL mode, a busy timeout for writers, and a label for SQLite's traces.
-    private static func configuration() -> Configuration {
+    /// WAL mode, a busy timeout for writers, and a label for SQLite's traces; `exclusive`:
+    /// ``Locking/exclusiveWhenAlone``'s locking mode, without waiting for a lock.
+    private static func configuration(exclusive: Bool = false) -> Configuration {
         var configuration = Configuration()
         // WAL is set here rather than with GRDB's `.wal`, which makes the WAL file non-empty
         // on every open (a table created and dropped, with its fsyncs): for a pool's
         // readers, which this single connection is not. A query that writes nothing then
         // syncs nothing.
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = exclusive ? .immediateError : .timeout(busyTimeout)
         // No table of the index refers to another (`IndexSchema.objects`): no statement to
         // turn foreign keys on at every open.
         configuration.foreignKeysEnabled = false
         configuration.label = "OpenEventKit.StoreIndex"
         configuration.prepareDatabase { db in
-            try enableWriteAheadLog(db)
+            // Before the first read: set later, the log's index would already be shared.
+            if exclusive { try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
+            try enableWriteAheadLog(db, waiting: !exclusive)
             // The log and its shared-memory index are kept beside the index between
             // processes rather than created and deleted by each (a warm query made two files,
             // sized one with eight writes, and removed both: file creation is most of a small
@@ -175,8 +205,9 @@ package final class StoreIndex: Sendable {
 
     /// Puts a new index file in WAL mode (a file already in it, or an in-memory index, is
     /// left as it is). Changing the mode takes an exclusive lock for which SQLite does not
-    /// wait, so two processes creating the index at once retry, for up to ``busyTimeout``.
-    private static func enableWriteAheadLog(_ db: Database) throws {
+    /// wait, so two processes creating the index at once retry, for up to ``busyTimeout``
+    /// (unless not `waiting`).
+    private static func enableWriteAheadLog(_ db: Database, waiting: Bool) throws {
         let current = try String.fetchOne(db, sql: "PRAGMA journal_mode")
         guard current != "wal" && current != "memory" else { return }
         // A new file (WAL mode is the first thing asked of one) gets its page size here,
@@ -189,7 +220,7 @@ package final class StoreIndex: Sendable {
                     throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the index cannot use a write-ahead log")
                 }
                 return
-            } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+            } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && waiting && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.01)
             }
         }
@@ -197,10 +228,10 @@ package final class StoreIndex: Sendable {
 
     /// Opens the file (creating it when missing), gives an empty database the schema,
     /// and checks the schema of one that has it.
-    private static func attempt(_ path: String) -> Attempt {
+    private static func attempt(_ path: String, exclusive: Bool = false) -> Attempt {
         let queue: DatabaseQueue
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration())
+            queue = try DatabaseQueue(path: path, configuration: configuration(exclusive: exclusive))
         } catch {
             return classify(error)
         }

@@ -175,7 +175,7 @@ extension EKEventStore {
                 let refresh = try queryIndex.refresh(scan: scan)
                 noteIndex(refresh.notices, index: queryIndex)
             } else {
-                let opened = try StoreIndex.open(store: backend, scan: scan)
+                let opened = try StoreIndex.open(store: backend, scan: scan, locking: indexLocking)
                 queryIndex = opened.index
                 noteIndex(opened.notices + opened.refresh.notices, index: opened.index)
             }

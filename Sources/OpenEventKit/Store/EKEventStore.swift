@@ -91,6 +91,10 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// it (later refreshes after a watcher's notice always compare every file). `ical`'s
     /// one-shot queries trust folder times (``StoreIndex/Scan/changedFolders``).
     package var indexScan: StoreIndex.Scan = .everyFile
+    /// How the query index shares its file when this store opens it: ``StoreIndex/Locking/shared``
+    /// for a store that is kept open; `ical`'s one-shot queries hold it alone when they can
+    /// (``StoreIndex/Locking/exclusiveWhenAlone``).
+    package var indexLocking: StoreIndex.Locking = .shared
     /// Whether the next refresh must compare every file (a watcher saw a change, which may
     /// be a file rewritten in place).
     var indexNeedsFullScan = false

@@ -192,10 +192,14 @@ extension ICal {
                                 return false
                             }
                         })
+                    // The index is held alone while the output cannot make the query wait
+                    // (a reader at the other end of a pipe, such as a pager, could keep it
+                    // locked for as long as it likes).
                     let (answer, diagnostics) = try source.listingAnswer(in: window, kinds: kinds, zone: zone,
                                                                          includingCancelled: includeCancelled,
                                                                          readingToDos: component.contains(.VTODO), gate: gate,
-                                                                         rendering: rendering)
+                                                                         rendering: rendering,
+                                                                         indexLocking: Self.neverWaits(descriptor) ? .exclusiveWhenAlone : .shared)
                     switch answer {
                     case .rendered:
                         if let failure { throw failure }
@@ -209,6 +213,23 @@ extension ICal {
                         throw ExitCode(1)
                     }
                 }
+            }
+        }
+
+        /// Whether writing to `descriptor` never waits for another program: a regular file
+        /// (`--output`'s temporary file, or standard output redirected to a file) or
+        /// `/dev/null`; not a pipe, a socket or a terminal.
+        static func neverWaits(_ descriptor: Int32) -> Bool {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return false }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                return true
+            case S_IFCHR:
+                var null = stat()
+                return stat("/dev/null", &null) == 0 && (null.st_mode & S_IFMT) == S_IFCHR && null.st_rdev == status.st_rdev
+            default:
+                return false
             }
         }
 

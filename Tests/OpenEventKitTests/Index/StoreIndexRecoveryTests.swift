@@ -69,6 +69,60 @@ import Testing
         #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 4)
     }
 
+    /// `.exclusiveWhenAlone` alone with the file: the log's index is in the process's memory
+    /// (no `-shm` file is made or touched), and no other connection can read until it closes.
+    @Test func aOneShotConnectionHoldsTheIndexAloneWithoutSharedMemory() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        // Another process's connection, which does not wait for a lock.
+        func outsiderCount() throws -> Int? {
+            var configuration = Configuration()
+            configuration.busyMode = .immediateError
+            let outsider = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? outsider.close() }
+            return try outsider.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") }
+        }
+        #expect(try outsiderCount() == 3)
+        try? FileManager.default.removeItem(atPath: path + "-shm")   // (the outsider's close may have)
+        let (index, notices, _) = try StoreIndex.open(store: store, locking: .exclusiveWhenAlone)
+        #expect(notices.isEmpty)
+        #expect(!index.isInMemory)
+        #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 3)
+        try folder.write("home/d.ics", StoreIndexRefreshTests.event("d", start: "20260312T090000Z"))
+        #expect(try index.refresh().added == 1, "it writes as well as reads")
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        let refused = #expect(throws: DatabaseError.self) { try outsiderCount() }
+        #expect(refused?.resultCode.primaryResultCode == .SQLITE_BUSY, "\(String(describing: refused))")
+        index.closeDatabase()
+        var log = stat()
+        #expect(stat(path + "-wal", &log) == 0 && log.st_size == 0, "checkpointed and truncated at close")
+        #expect(try outsiderCount() == 4)
+        let (shared, again, _) = try StoreIndex.open(store: store)
+        #expect(again.isEmpty)
+        #expect(try shared.candidates(window: StoreIndexRefreshTests.march).count == 4)
+    }
+
+    /// `.exclusiveWhenAlone` while another connection has the file open: opened shared at
+    /// once (not after the busy timeout), and both read and write.
+    @Test func aOneShotConnectionSharesAnIndexAnotherHasOpen() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let (store, path) = try Self.builtStore(folder)
+        let (kept, _, _) = try StoreIndex.open(store: store)
+        #expect(try kept.candidates(window: StoreIndexRefreshTests.march).count == 3)
+        let started = ContinuousClock.now
+        let (oneShot, notices, _) = try StoreIndex.open(store: store, locking: .exclusiveWhenAlone)
+        #expect(ContinuousClock.now - started < .seconds(StoreIndex.busyTimeout / 2), "it did not wait for the lock")
+        #expect(notices.isEmpty)
+        #expect(!oneShot.isInMemory)
+        #expect(FileManager.default.fileExists(atPath: path + "-shm"))
+        try folder.write("home/d.ics", StoreIndexRefreshTests.event("d", start: "20260312T090000Z"))
+        #expect(try oneShot.refresh().added == 1)
+        #expect(try kept.candidates(window: StoreIndexRefreshTests.march).count == 4, "the kept connection sees the write")
+        #expect(try oneShot.candidates(window: StoreIndexRefreshTests.march).count == 4)
+    }
+
     @Test func garbageBytesAreRebuilt() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
@@ -157,7 +211,10 @@ import Testing
         #expect(try index.candidates(window: StoreIndexRefreshTests.april).map(\.name) == ["d.ics"])
     }
 
-    @Test func twoProcessesBuildOneIndexAtOnce() throws {
+    /// Two processes open a missing index at once and both build it: with shared locking,
+    /// one-shot (`.exclusiveWhenAlone`) locking, and one of each.
+    @Test(arguments: [[false, false], [true, true], [true, false]])
+    func twoProcessesBuildOneIndexAtOnce(exclusive: [Bool]) throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
         var generator = RandomItemGenerator(seed: 99)
@@ -165,7 +222,7 @@ import Testing
             try folder.write("c\(index % 3)/item-\(index).ics", generator.item(index))
         }
         let store = try FolderStore.open(at: folder.path)
-        let processes = try (0..<2).map { _ in try StoreStress.start(["--index", folder.path]) }
+        let processes = try exclusive.map { try StoreStress.start(["--index", folder.path] + ($0 ? ["--exclusive"] : [])) }
         for process in processes {
             let errors = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
