@@ -33,6 +33,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibxml2",
             providers: [.apt(["libxml2"]), .brew(["libxml2"])]),
+        // One call of sqlite3_config (variadic, which Swift cannot call) for `ical`'s
+        // one-shot processes; SQLite is GRDB's (GRDBSQLite).
+        .systemLibrary(name: "CSQLiteConfig"),
 
         // Libraries
         .target(
@@ -47,6 +50,7 @@ let package = Package(
                 "ICalKit",
                 "CCurl",
                 "CLibxml2",
+                "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),

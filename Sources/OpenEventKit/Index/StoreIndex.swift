@@ -1,4 +1,5 @@
 import Dispatch
+import CSQLiteConfig
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -122,6 +123,14 @@ package final class StoreIndex: Sendable {
         case exclusiveWhenAlone
     }
 
+    /// SQLite's page caches, in a one-shot process (``Locking/exclusiveWhenAlone``), take
+    /// their pages one by one rather than laying out room for twenty at once: a warm query
+    /// reads all but the first page through the memory map, and the layout wrote into forty
+    /// fresh memory pages (twenty 64 KiB slots, and twenty 4 KiB ones for the cache made before
+    /// the page size is read). Process-wide, so not for a library in an app; without effect
+    /// once the process has opened a database.
+    private static let pagesOneByOne: Void = { _ = CSQLiteConfig_allocatePagesOneByOne() }()
+
     /// The outcome of one attempt to open the index file.
     private enum Attempt {
         /// The file is an index of this format, open.
@@ -145,6 +154,7 @@ package final class StoreIndex: Sendable {
         } catch {
             return memory(error.message)
         }
+        if locking == .exclusiveWhenAlone { _ = pagesOneByOne }
         // Held alone or not at all: any failure (another connection has the file, or the
         // file is damaged or read-only) is left to the shared attempt to classify.
         if locking == .exclusiveWhenAlone, case .ready(let queue) = attempt(path, exclusive: true) {
