@@ -148,6 +148,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    /// A store in `folder` with full access for `ical` and the repeating lessons imported.
+    private func lessonsStore(in folder: TemporaryFolder) throws -> String {
+        let store = folder.url.appendingPathComponent("store").path
+        for setup in [["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--reminders", "full"],
+                      ["import", samples.appendingPathComponent("repeating-lessons.ics").path]] {
+            let output = try ICalRunner.run(setup + ["--store", store])
+            try #require(output.status == 0, "\(setup): \(output.stderr)")
+        }
+        return store
+    }
+
     /// A store query holds the query index alone (SQLite's exclusive locking, the log's
     /// index in memory: no `index.sqlite-shm` is made) while its output cannot make it wait:
     /// `-o`, standard output redirected to a file or to `/dev/null`; onto a pipe it shares
@@ -156,12 +167,7 @@ import Testing
     @Test func aStoreQueryHoldsTheIndexAloneOnlyWhileItsOutputCannotWait() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = folder.url.appendingPathComponent("store").path
-        for setup in [["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--reminders", "full"],
-                      ["import", samples.appendingPathComponent("repeating-lessons.ics").path]] {
-            let output = try ICalRunner.run(setup + ["--store", store])
-            try #require(output.status == 0, "\(setup): \(output.stderr)")
-        }
+        let store = try lessonsStore(in: folder)
         let shared = store + "/.openeventkit/index.sqlite-shm"
         let query = ["query", "--between", "2026-09-01", "+60d", "--format", "json", "--store", store]
         let piped = try ICalRunner.run(query)
@@ -204,12 +210,7 @@ import Testing
     @Test func storeQueriesWriteTheirOutputWholeOrNotAtAll() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = folder.url.appendingPathComponent("store").path
-        for setup in [["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--reminders", "full"],
-                      ["import", samples.appendingPathComponent("repeating-lessons.ics").path]] {
-            let output = try ICalRunner.run(setup + ["--store", store])
-            try #require(output.status == 0, "\(setup): \(output.stderr)")
-        }
+        let store = try lessonsStore(in: folder)
         let target = folder.url.appendingPathComponent("out.json").path
         try "before\n".write(toFile: target, atomically: true, encoding: .utf8)
         let query = ["query", "--between", "2026-09-01", "+60d", "--format", "json", "--store", store]
