@@ -81,16 +81,25 @@ extension StoreIndex {
         }
         let snapshot: Snapshot? = try withDatabase { queue in
             try queue.read { db -> Snapshot? in
-                guard try uncachedCandidates(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections,
-                                             kinds: kinds).isEmpty else { return nil }
+                // One small statement says which of the larger ones to run: usually no item of
+                // the window is expanded by each query, and no item has diagnostics (each of
+                // those joins costs more to prepare than this whole statement).
+                let counts = try Row.fetchOne(db.cachedStatement(sql: """
+                    SELECT (SELECT count(*) FROM week WHERE zone = ?1 AND week BETWEEN ?2 AND ?3),
+                           EXISTS (SELECT 1 FROM uncached WHERE zone = ?1 AND week BETWEEN ?2 AND ?3),
+                           EXISTS (SELECT 1 FROM note)
+                    """), arguments: [zoneKey, weeks.lowerBound, weeks.upperBound])
+                let present: Int = counts?[0] ?? 0, anyUncached: Bool = counts?[1] ?? true, anyNote: Bool = counts?[2] ?? true
+                guard try !anyUncached || uncachedCandidates(db, window: window, weeks: weeks, zoneKey: zoneKey,
+                                                              collections: collections, kinds: kinds).isEmpty else { return nil }
                 var snapshot = Snapshot(generation: try OccurrenceCache.generation(db))
                 // Every week must still be cached (another process may have dropped the cache
                 // since they were filled): a week's rendering is made from all its rows.
-                let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM week WHERE zone = ? AND week BETWEEN ? AND ?",
-                                               arguments: [zoneKey, weeks.lowerBound, weeks.upperBound]) ?? 0
                 guard present == weeks.count else { return nil }
-                snapshot.diagnostics = Self.diagnostics(of: try notes(db, window: window, collections: collections,
-                                                                      kinds: kinds, except: []))
+                if anyNote {
+                    snapshot.diagnostics = Self.diagnostics(of: try notes(db, window: window, collections: collections,
+                                                                          kinds: kinds, except: []))
+                }
                 // The stored weeks, read later one at a time into one block: with SQLite's
                 // incremental blob reads, straight from the database's pages (a rowid table
                 // for that), rather than copied from SQLite's own buffer of each value.
