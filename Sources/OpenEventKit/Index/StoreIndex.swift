@@ -154,11 +154,11 @@ package final class StoreIndex: Sendable {
         } catch {
             return memory(error.message)
         }
-        if locking == .exclusiveWhenAlone { _ = pagesOneByOne }
-        // Held alone or not at all: any failure (another connection has the file, or the
-        // file is damaged or read-only) is left to the shared attempt to classify.
-        if locking == .exclusiveWhenAlone, case .ready(let queue) = attempt(path, exclusive: true) {
-            return (queue, false, notices)
+        if locking == .exclusiveWhenAlone {
+            _ = pagesOneByOne
+            // Held alone or not at all: any failure (another connection has the file, or the
+            // file is damaged or read-only) is left to the shared attempt to classify.
+            if case .ready(let queue) = attempt(path, exclusive: true) { return (queue, false, notices) }
         }
         switch attempt(path) {
         case .ready(let queue):

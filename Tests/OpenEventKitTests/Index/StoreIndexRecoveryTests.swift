@@ -10,14 +10,19 @@ import Testing
     /// Builds a store of three March events and its index, then closes the index.
     static func builtStore(_ folder: StoreFolder) throws -> (store: FolderStore, indexPath: String) {
         let store = try StoreIndexRefreshTests.store(folder)
-        do {
-            let (index, notices, _) = try StoreIndex.open(store: store)
-            #expect(notices.isEmpty)
-            #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 3)
-        }   // the index is closed here (GRDB closes the database with its last reference)
+        try expectOpensAsItIs(store, marchCandidates: 3)   // closed on return (GRDB closes it with its last reference)
         let path = StoreIndex.path(for: store)
         #expect(FileManager.default.fileExists(atPath: path))
         return (store, path)
+    }
+
+    /// Opens the index shared, as another process would: it must open as it is (no notice),
+    /// with `count` March candidates.
+    static func expectOpensAsItIs(_ store: FolderStore, marchCandidates count: Int,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (index, notices, _) = try StoreIndex.open(store: store)
+        #expect(notices.isEmpty, sourceLocation: sourceLocation)
+        #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == count, sourceLocation: sourceLocation)
     }
 
     /// Opens the index again: it must be rebuilt, with one notice naming the file.
@@ -49,11 +54,7 @@ import Testing
         let log = try identity("-wal"), shared = try identity("-shm")
         #expect(log.size == 0, "the log is checkpointed and truncated when the last connection closes")
         // Another "process": one that reads, and one that writes (an item changed on disk).
-        do {
-            let (index, notices, _) = try StoreIndex.open(store: store)
-            #expect(notices.isEmpty)
-            #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 3)
-        }
+        try Self.expectOpensAsItIs(store, marchCandidates: 3)
         try folder.write("home/d.ics", StoreIndexRefreshTests.event("d", start: "20260312T090000Z"))
         do {
             let (index, _, refresh) = try StoreIndex.open(store: store)
@@ -64,9 +65,7 @@ import Testing
         #expect(try identity("-wal").inode == log.inode)
         #expect(try identity("-wal").size == 0, "what was written is checkpointed and the log truncated")
         #expect(try identity("-shm").inode == shared.inode)
-        let (index, notices, _) = try StoreIndex.open(store: store)
-        #expect(notices.isEmpty)
-        #expect(try index.candidates(window: StoreIndexRefreshTests.march).count == 4)
+        try Self.expectOpensAsItIs(store, marchCandidates: 4)
     }
 
     /// `.exclusiveWhenAlone` alone with the file: the log's index is in the process's memory
@@ -98,9 +97,7 @@ import Testing
         var log = stat()
         #expect(stat(path + "-wal", &log) == 0 && log.st_size == 0, "checkpointed and truncated at close")
         #expect(try outsiderCount() == 4)
-        let (shared, again, _) = try StoreIndex.open(store: store)
-        #expect(again.isEmpty)
-        #expect(try shared.candidates(window: StoreIndexRefreshTests.march).count == 4)
+        try Self.expectOpensAsItIs(store, marchCandidates: 4)
     }
 
     /// `.exclusiveWhenAlone` while another connection has the file open: opened shared at
