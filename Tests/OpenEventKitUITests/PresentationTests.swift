@@ -327,6 +327,29 @@ import Testing
         #expect(delegate.calls == ["selectionDidChange", "didFinish"])
     }
 
+    /// `ETXTBSY`: while any process has the helper open for writing (here the test itself;
+    /// in a test run, another thread's `fork` child that inherited the descriptor of a script
+    /// just written), `exec` fails. The controller tries again for a moment.
+    @Test func aHelperStillOpenForWritingForAMomentStarts() throws {
+        let fixture = try Fixture(answer: "saved")
+        defer { fixture.remove() }
+        let writer = open(fixture.folder + "/ical", O_WRONLY | O_CLOEXEC)
+        try #require(writer >= 0)
+        let closer = Thread { usleep(100_000); close(writer) }
+        closer.start()
+        let store = try fixture.appStore()
+        let delegate = MinimalDelegate()
+        let editor = EKEventEditViewController()
+        editor.eventStore = store
+        editor.event = lesson(in: store)
+        editor.editViewDelegate = delegate
+        let (_, messages) = ControllerMessages.capturing { editor.present() }
+
+        #expect(messages.isEmpty)
+        #expect(delegate.actions == [.saved])
+        #expect(fixture.arguments?.prefix(2) == ["ui", "edit-event"])
+    }
+
     @Test func aCanceledChooserKeepsTheSelection() throws {
         let fixture = try Fixture(answer: "canceled")
         defer { fixture.remove() }

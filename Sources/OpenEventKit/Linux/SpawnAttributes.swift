@@ -26,4 +26,22 @@ package final class SpawnAttributes {
     }
 
     deinit { posix_spawnattr_destroy(&raw) }
+
+    /// Calls `spawn` (a `posix_spawn` call) and calls it again, after a short and growing
+    /// pause, while it fails with `ETXTBSY`; returns its last result.
+    ///
+    /// `ETXTBSY` means some process still has the executable open for writing. That is
+    /// transient: a helper being installed, or, in any multithreaded program that writes a
+    /// script and runs it, another thread's `fork` child that inherited the script's
+    /// descriptor and has not reached `exec` yet. The pauses add up to about 0.6 s.
+    package static func retryingWhileBusy(_ spawn: () -> Int32) -> Int32 {
+        var pause: useconds_t = 1_000
+        for _ in 0..<11 {
+            let result = spawn()
+            guard result == ETXTBSY else { return result }
+            usleep(pause)
+            pause = min(pause * 2, 100_000)
+        }
+        return spawn()
+    }
 }

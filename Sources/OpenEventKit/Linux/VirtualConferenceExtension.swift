@@ -264,10 +264,12 @@ package struct ConferenceExtensionHost: Sendable {
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = (argv + [nil]).withUnsafeBufferPointer { arguments in
-            (envp + [nil]).withUnsafeBufferPointer { environment in
-                posix_spawn(&pid, registered.executable, &actions, &attributes.raw,
-                            UnsafeMutablePointer(mutating: arguments.baseAddress!), UnsafeMutablePointer(mutating: environment.baseAddress!))
+        let spawned = SpawnAttributes.retryingWhileBusy {
+            (argv + [nil]).withUnsafeBufferPointer { arguments in
+                (envp + [nil]).withUnsafeBufferPointer { environment in
+                    posix_spawn(&pid, registered.executable, &actions, &attributes.raw,
+                                UnsafeMutablePointer(mutating: arguments.baseAddress!), UnsafeMutablePointer(mutating: environment.baseAddress!))
+                }
             }
         }
         guard spawned == 0 else {

@@ -95,8 +95,10 @@ enum SystemHelper {
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = (argv + [nil]).withUnsafeBufferPointer { buffer in
-            posix_spawn(&pid, executable, &actions, &attributes.raw, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
+        let spawned = SpawnAttributes.retryingWhileBusy {
+            (argv + [nil]).withUnsafeBufferPointer { buffer in
+                posix_spawn(&pid, executable, &actions, &attributes.raw, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
+            }
         }
         close(inputPipe[0])
         close(outputPipe[1])
