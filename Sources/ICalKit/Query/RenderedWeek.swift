@@ -40,6 +40,14 @@ package struct RenderedWeek: Sendable {
     private let bytesStart: Int
     /// The number of entries.
     package let count: Int
+    /// The week's length in bytes.
+    private let byteCount: Int
+    /// Whether the heads' starts never go down and no entry ends before it starts.
+    private let startsInOrder: Bool
+    /// The kinds of its entries, together (bits as ``Head/kind``).
+    private let kinds: UInt8
+    /// The last head's start (`Int64.min` when there is none).
+    private let lastStart: Int64
 
     /// A rendered week read from bytes, or nil when they are not a whole rendered week of
     /// this version (every length, collection number and kind checked).
@@ -60,6 +68,10 @@ package struct RenderedWeek: Sendable {
         self.entriesStart = parsed.entriesStart
         self.bytesStart = parsed.bytesStart
         self.count = parsed.count
+        self.byteCount = validation.byteCount
+        self.startsInOrder = parsed.startsInOrder
+        self.kinds = parsed.kinds
+        self.lastStart = parsed.lastStart
     }
 
     /// The check of a rendered week's bytes, fed as they arrive: a week read in pieces is
@@ -79,6 +91,9 @@ package struct RenderedWeek: Sendable {
         /// The sum of the lengths of the heads checked.
         private var lengths = 0
         private var failed = false
+        private var startsInOrder = true
+        private var kinds: UInt8 = 0
+        private var lastStart = Int64.min
 
         /// A check of a week of `byteCount` bytes.
         package init(byteCount: Int) {
@@ -132,6 +147,11 @@ package struct RenderedWeek: Sendable {
                 let kind = base.load(fromByteOffset: next + 20, as: UInt8.self)
                 let collection = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: next + 21, as: UInt16.self))
                 let length = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: next + 23, as: UInt32.self)))
+                let start = Int64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: Int64.self))
+                let end = Int64(littleEndian: base.loadUnaligned(fromByteOffset: next + 8, as: Int64.self))
+                if start < lastStart || end < start { startsInOrder = false }
+                lastStart = start
+                kinds |= kind
                 lengths += length
                 guard kind == 1 || kind == 2 || kind == 4, Int(collection) < collections.count,
                       lengths <= byteCount - entriesStart - count * RenderedWeek.headSize else {
@@ -166,11 +186,12 @@ package struct RenderedWeek: Sendable {
         }
 
         /// What the check found once every byte was seen, else nil.
-        fileprivate var result: (collections: [String], entriesStart: Int, bytesStart: Int, count: Int)? {
+        fileprivate var result: (collections: [String], entriesStart: Int, bytesStart: Int, count: Int,
+                                 startsInOrder: Bool, kinds: UInt8, lastStart: Int64)? {
             guard !failed, let collections, checked == count else { return nil }
             let bytesStart = entriesStart + count * RenderedWeek.headSize
             guard bytesStart + lengths == byteCount else { return nil }
-            return (collections, entriesStart, bytesStart, count)
+            return (collections, entriesStart, bytesStart, count, startsInOrder, kinds, lastStart)
         }
     }
 
@@ -279,6 +300,43 @@ package struct RenderedWeek: Sendable {
     /// The entries' heads, from the first.
     package func makeHeads() -> Heads {
         Heads(self)
+    }
+
+    /// The entries `selection` chooses (``RenderedSelection/chooses(_:in:startingAt:)``) in
+    /// this week, the window's week that starts at `start`, when they are every entry from
+    /// one on, found without going through the heads one by one: the first chosen entry's
+    /// number and the chosen bytes (offsets from the week's start). Nil when that is not
+    /// known, and the heads are then chosen one by one.
+    ///
+    /// It is known in a later week of the window (an occurrence that began in an earlier
+    /// week was taken from that one) whose every entry is of a kind and calendar asked for
+    /// and starts before the window ends, when the starts never go down and no entry ends
+    /// before it starts: an entry is then chosen exactly when it starts in the week (after
+    /// the window's start, so it also ends after it or is an instant in it), and those
+    /// entries are the last ones.
+    package func chosenSuffix(_ selection: RenderedSelection, in choice: RenderedSelection.Week,
+                              startingAt start: Int64) -> (first: Int, bytes: Range<Int>)? {
+        guard choice.later, startsInOrder, kinds & ~selection.kinds == 0, !choice.allowed.contains(false),
+              start > selection.window.lowerBound, lastStart < selection.window.upperBound else { return nil }
+        let base = UnsafeRawPointer(storage.base)
+        func field<T: FixedWidthInteger>(_ index: Int, _ at: Int, _: T.Type) -> T {
+            T(littleEndian: base.loadUnaligned(fromByteOffset: entriesStart + index * Self.headSize + at, as: T.self))
+        }
+        // The first entry that starts in the week.
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if field(middle, 0, Int64.self) < start { low = middle + 1 } else { high = middle }
+        }
+        var offset = bytesStart
+        for index in 0..<low { offset += Int(field(index, 23, UInt32.self)) }
+        return (low, offset..<byteCount)
+    }
+
+    /// Bytes of the week (offsets from its start, as ``chosenSuffix(_:in:startingAt:)``
+    /// gives them); valid while the week is.
+    package func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: UnsafeRawPointer(storage.base) + range.lowerBound, count: range.count)
     }
 
     /// The bytes of an entry's head: instants, day, kind, collection, length.
@@ -455,6 +513,19 @@ extension OccurrenceFormatter {
             let selection = self.selection
             let json = if case .json = format { true } else { false }
             let agenda = if case .agenda = format { true } else { false }
+            // Past the answer's first JSON entry (written without its comma), with no agenda
+            // headings and no limit, a later week's chosen entries are one run: what the
+            // loop below would gather.
+            if !agenda, limit == nil, !(json && written == 0),
+               let suffix = week.chosenSuffix(selection, in: chosen, startingAt: start) {
+                let entries = week.count - suffix.first
+                guard entries > 0 else { return true }
+                var run = week.bytes(suffix.bytes)
+                written += entries
+                writer.countWritten(entries)
+                try emit(&run, sink)
+                return true
+            }
             var run = UnsafeRawBufferPointer(start: nil, count: 0)
             // Entries written with no separator from the writer (it counts them all).
             var uncounted = 0

@@ -201,12 +201,16 @@ extension StoreIndex {
               let week = RenderedWeek(validated: validation, storage: storage) else { return nil }
         let choice = selection.choice(in: week)
         var lower = Int.max, upper = 0
-        var heads = week.makeHeads()
-        while let head = heads.next() {
-            guard selection.chooses(head, in: choice, startingAt: start), let address = head.bytes.baseAddress else { continue }
-            let offset = address - UnsafeRawPointer(storage.base)
-            lower = min(lower, offset)
-            upper = max(upper, offset + head.bytes.count)
+        if let suffix = week.chosenSuffix(selection, in: choice, startingAt: start) {
+            if !suffix.bytes.isEmpty { (lower, upper) = (suffix.bytes.lowerBound, suffix.bytes.upperBound) }
+        } else {
+            var heads = week.makeHeads()
+            while let head = heads.next() {
+                guard selection.chooses(head, in: choice, startingAt: start), let address = head.bytes.baseAddress else { continue }
+                let offset = address - UnsafeRawPointer(storage.base)
+                lower = min(lower, offset)
+                upper = max(upper, offset + head.bytes.count)
+            }
         }
         guard lower >= upper || read(max(lower, done)..<max(upper, done)) else { return nil }
         return week
