@@ -303,38 +303,45 @@ package struct RenderedWeek: Sendable {
     }
 
     /// The entries `selection` chooses (``RenderedSelection/chooses(_:in:startingAt:)``) in
-    /// this week, the window's week that starts at `start`, when they are every entry from
-    /// one on, found without going through the heads one by one: the first chosen entry's
-    /// number and the chosen bytes (offsets from the week's start). Nil when that is not
-    /// known, and the heads are then chosen one by one.
+    /// this week, the window's week that starts at `start`, when they are one run of
+    /// entries, found without going through the heads one by one: the chosen entries'
+    /// numbers and their bytes (offsets from the week's start). Nil when that is not known,
+    /// and the heads are then chosen one by one.
     ///
     /// It is known in a later week of the window (an occurrence that began in an earlier
-    /// week was taken from that one) whose every entry is of a kind and calendar asked for
-    /// and starts before the window ends, when the starts never go down and no entry ends
-    /// before it starts: an entry is then chosen exactly when it starts in the week (after
-    /// the window's start, so it also ends after it or is an instant in it), and those
-    /// entries are the last ones.
-    package func chosenSuffix(_ selection: RenderedSelection, in choice: RenderedSelection.Week,
-                              startingAt start: Int64) -> (first: Int, bytes: Range<Int>)? {
+    /// week was taken from that one) whose every entry is of a kind and calendar asked for,
+    /// when the starts never go down and no entry ends before it starts: an entry is then
+    /// chosen exactly when it starts in the week and before the window ends (after the
+    /// window's start, so it also ends after it or is an instant in it), and those entries
+    /// follow one another. Two binary searches over the heads find them.
+    package func chosenRun(_ selection: RenderedSelection, in choice: RenderedSelection.Week,
+                           startingAt start: Int64) -> (entries: Range<Int>, bytes: Range<Int>)? {
         guard choice.later, startsInOrder, kinds & ~selection.kinds == 0, !choice.allowed.contains(false),
-              start > selection.window.lowerBound, lastStart < selection.window.upperBound else { return nil }
+              start > selection.window.lowerBound else { return nil }
         let base = UnsafeRawPointer(storage.base)
         func field<T: FixedWidthInteger>(_ index: Int, _ at: Int, _: T.Type) -> T {
             T(littleEndian: base.loadUnaligned(fromByteOffset: entriesStart + index * Self.headSize + at, as: T.self))
         }
-        // The first entry that starts in the week.
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if field(middle, 0, Int64.self) < start { low = middle + 1 } else { high = middle }
+        /// The first entry from `from` on that starts at or after `instant`.
+        func firstStarting(atOrAfter instant: Int64, from: Int) -> Int {
+            var low = from, high = count
+            while low < high {
+                let middle = (low + high) / 2
+                if field(middle, 0, Int64.self) < instant { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
-        var offset = bytesStart
-        for index in 0..<low { offset += Int(field(index, 23, UInt32.self)) }
-        return (low, offset..<byteCount)
+        let first = firstStarting(atOrAfter: start, from: 0)
+        let end = lastStart < selection.window.upperBound ? count : firstStarting(atOrAfter: selection.window.upperBound, from: first)
+        var lower = bytesStart
+        for index in 0..<first { lower += Int(field(index, 23, UInt32.self)) }
+        var upper = byteCount
+        for index in end..<count { upper -= Int(field(index, 23, UInt32.self)) }
+        return (first..<end, lower..<upper)
     }
 
-    /// Bytes of the week (offsets from its start, as ``chosenSuffix(_:in:startingAt:)``
-    /// gives them); valid while the week is.
+    /// Bytes of the week (offsets from its start, as ``chosenRun(_:in:startingAt:)`` gives
+    /// them); valid while the week is.
     package func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: UnsafeRawPointer(storage.base) + range.lowerBound, count: range.count)
     }
@@ -517,10 +524,10 @@ extension OccurrenceFormatter {
             // headings and no limit, a later week's chosen entries are one run: what the
             // loop below would gather.
             if !agenda, limit == nil, !(json && written == 0),
-               let suffix = week.chosenSuffix(selection, in: chosen, startingAt: start) {
-                let entries = week.count - suffix.first
+               let chosenRun = week.chosenRun(selection, in: chosen, startingAt: start) {
+                let entries = chosenRun.entries.count
                 guard entries > 0 else { return true }
-                var run = week.bytes(suffix.bytes)
+                var run = week.bytes(chosenRun.bytes)
                 written += entries
                 writer.countWritten(entries)
                 try emit(&run, sink)

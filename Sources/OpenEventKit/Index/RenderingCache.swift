@@ -201,8 +201,8 @@ extension StoreIndex {
               let week = RenderedWeek(validated: validation, storage: storage) else { return nil }
         let choice = selection.choice(in: week)
         var lower = Int.max, upper = 0
-        if let suffix = week.chosenSuffix(selection, in: choice, startingAt: start) {
-            if !suffix.bytes.isEmpty { (lower, upper) = (suffix.bytes.lowerBound, suffix.bytes.upperBound) }
+        if let chosenRun = week.chosenRun(selection, in: choice, startingAt: start) {
+            if !chosenRun.bytes.isEmpty { (lower, upper) = (chosenRun.bytes.lowerBound, chosenRun.bytes.upperBound) }
         } else {
             var heads = week.makeHeads()
             while let head = heads.next() {

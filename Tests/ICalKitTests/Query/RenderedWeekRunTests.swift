@@ -1,11 +1,11 @@
 import Testing
 @testable import ICalKit
 
-/// ``RenderedWeek/chosenSuffix(_:in:startingAt:)`` finds a later week's chosen entries
+/// ``RenderedWeek/chosenRun(_:in:startingAt:)`` finds a later week's chosen entries
 /// without going through its heads: whenever it answers, its answer is the entries that
 /// ``RenderedSelection/chooses(_:in:startingAt:)`` takes one by one, and it does not answer
 /// for a week whose starts go down or whose entry ends before it starts.
-@Suite struct RenderedWeekSuffixTests {
+@Suite struct RenderedWeekRunTests {
     /// A small deterministic generator (SplitMix64), so that a failure can be replayed.
     struct Generator: RandomNumberGenerator {
         var state: UInt64
@@ -56,9 +56,9 @@ import Testing
     static let weekStart: Int64 = 1_772_409_600
 
     @Test(arguments: [UInt64(1), 0x5EED, 0xC0FFEE])
-    func theSuffixIsWhatTheHeadsChoose(seed: UInt64) throws {
+    func theRunIsWhatTheHeadsChoose(seed: UInt64) throws {
         var random = Generator(state: seed)
-        var answered = 0, answeredWithEntries = 0, refusedOutOfOrder = 0
+        var answered = 0, answeredWithEntries = 0, refusedOutOfOrder = 0, endingInside = 0
         for trial in 0..<3_000 {
             // Entries that intersect the week: some began before it.
             var entries: [Entry] = (0..<Int.random(in: 0...9, using: &random)).map { number in
@@ -101,7 +101,7 @@ import Testing
                 }
                 number += 1
             }
-            guard let suffix = week.chosenSuffix(selection, in: choice, startingAt: Self.weekStart) else {
+            guard let run = week.chosenRun(selection, in: choice, startingAt: Self.weekStart) else {
                 if !ordered && entries.count > 1 && entries.indices.dropFirst().contains(where: { entries[$0].start < entries[$0 - 1].start }) {
                     refusedOutOfOrder += 1
                 }
@@ -111,26 +111,28 @@ import Testing
             let inOrder = !entries.indices.dropFirst().contains { entries[$0].start < entries[$0 - 1].start }
             #expect(inOrder, "answered for starts out of order, trial \(trial)")
             #expect(!entries.contains { $0.end < $0.start }, "answered for an entry that ends before it starts, trial \(trial)")
-            #expect(chosen == Array(suffix.first..<entries.count), "trial \(trial): \(chosen) against \(suffix.first)...")
+            #expect(chosen == Array(run.entries), "trial \(trial): \(chosen) against \(run.entries)")
             if chosen.isEmpty {
-                #expect(suffix.bytes.isEmpty, "trial \(trial)")
+                #expect(run.bytes.isEmpty, "trial \(trial)")
             } else {
                 answeredWithEntries += 1
-                #expect(suffix.bytes == lowest..<highest, "trial \(trial)")
-                #expect(highest == bytes.count, "the chosen entries are the last ones, trial \(trial)")
+                #expect(run.bytes == lowest..<highest, "trial \(trial)")
+                if run.entries.upperBound < entries.count { endingInside += 1 }
             }
         }
         // The shortcut is taken often, with entries, and never for starts out of order.
         #expect(answered > 300, "\(answered)")
         #expect(answeredWithEntries > 200, "\(answeredWithEntries)")
         #expect(refusedOutOfOrder > 100, "\(refusedOutOfOrder)")
+        #expect(endingInside > 20, "runs that end before the week's last entry: \(endingInside)")
     }
 
     /// The writer takes the shortcut in JSON and CSV: a later week's chosen entries are one
     /// run, and the bytes are those of the entries one by one (the first entry of the answer
-    /// without its comma; an occurrence that continues from the week before written once).
+    /// without its comma; an occurrence that continues from the week before written once;
+    /// none that starts after the window).
     @Test(arguments: [true, false])
-    func theWriterWritesTheSuffixAsTheHeadsWould(json: Bool) throws {
+    func theWriterWritesTheRunAsTheHeadsWould(json: Bool) throws {
         let hour: Int64 = 3600, week = Self.weekStart
         func entry(_ number: Int, _ start: Int64, _ end: Int64, collection: UInt16 = 0) -> Entry {
             Entry(start: start, end: end, kind: 1, collection: collection,
@@ -141,12 +143,13 @@ import Testing
                                                                         continuing])))
         let second = try #require(RenderedWeek(validating: Self.week([continuing, entry(12, week + hour, week + 2 * hour),
                                                                          entry(13, week + 2 * Self.day, week + 2 * Self.day, collection: 1),
-                                                                         entry(14, week + 3 * Self.day, week + 4 * Self.day)])))
-        let selection = RenderedSelection(window: (week - 7 * Self.day)..<(week + 7 * Self.day), kinds: 7, collections: ["home", "work"])
+                                                                         entry(14, week + 3 * Self.day, week + 4 * Self.day),
+                                                                         entry(15, week + 5 * Self.day, week + 5 * Self.day + hour)])))
+        let selection = RenderedSelection(window: (week - 7 * Self.day)..<(week + 5 * Self.day), kinds: 7, collections: ["home", "work"])
         var later = selection
         _ = later.next(first)
-        let suffix = try #require(second.chosenSuffix(later, in: later.choice(in: second), startingAt: week), "the shortcut applies")
-        #expect(suffix.first == 1)
+        let run = try #require(second.chosenRun(later, in: later.choice(in: second), startingAt: week), "the shortcut applies")
+        #expect(run.entries == 1..<4)
         var writer = OccurrenceFormatter.RenderedWeeksWriter(formatter: OccurrenceFormatter(displayZone: nil), format: json ? .json : .csv,
                                                              selection: selection, flushingAt: 1 << 18, directRunsFrom: 1)
         var out: [UInt8] = []
@@ -157,5 +160,6 @@ import Testing
         let expected = json ? "{\"n\":10},{\"n\":11},{\"n\":12},{\"n\":13},{\"n\":14}" : "n10\r\nn11\r\nn12\r\nn13\r\nn14\r\n"
         #expect(text.contains(expected), "\(text)")
         #expect(text.components(separatedBy: json ? "\"n\":11" : "n11").count == 2, "the continuing occurrence once")
+        #expect(!text.contains(json ? "\"n\":15" : "n15"), "an entry that starts when the window ends")
     }
 }
