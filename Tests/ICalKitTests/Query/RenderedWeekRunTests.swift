@@ -6,18 +6,6 @@ import Testing
 /// ``RenderedSelection/chooses(_:in:startingAt:)`` takes one by one, and it does not answer
 /// for a week whose starts go down or whose entry ends before it starts.
 @Suite struct RenderedWeekRunTests {
-    /// A small deterministic generator (SplitMix64), so that a failure can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     struct Entry {
         var start: Int64
         var end: Int64
@@ -26,29 +14,11 @@ import Testing
         var bytes: [UInt8]
     }
 
-    /// The bytes of a week of two calendars holding `entries`, in the layout the query index
-    /// stores.
+    /// The bytes of a week of two calendars holding `entries`.
     static func week(_ entries: [Entry]) -> [UInt8] {
-        func put<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
-            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
-        }
-        var out: [UInt8] = [RenderedWeek.version]
-        put(UInt16(2), &out)
-        for name in ["home", "work"] {
-            put(UInt16(name.utf8.count), &out)
-            out.append(contentsOf: name.utf8)
-        }
-        put(UInt32(entries.count), &out)
-        for entry in entries {
-            put(entry.start, &out)
-            put(entry.end, &out)
-            put(Int32.min, &out)
-            out.append(entry.kind)
-            put(entry.collection, &out)
-            put(UInt32(entry.bytes.count), &out)
-        }
-        for entry in entries { out.append(contentsOf: entry.bytes) }
-        return out
+        RenderedWeekBytes.week(heads: entries.map {
+            RenderedWeekBytes.Head(start: $0.start, end: $0.end, kind: $0.kind, collection: $0.collection, length: UInt32($0.bytes.count))
+        }, bytes: entries.map(\.bytes))
     }
 
     static let day: Int64 = 86_400
@@ -57,7 +27,7 @@ import Testing
 
     @Test(arguments: [UInt64(1), 0x5EED, 0xC0FFEE])
     func theRunIsWhatTheHeadsChoose(seed: UInt64) throws {
-        var random = Generator(state: seed)
+        var random = SplitMix64(seed: seed)
         var answered = 0, answeredWithEntries = 0, refusedOutOfOrder = 0, endingInside = 0
         for trial in 0..<3_000 {
             // Entries that intersect the week: some began before it.

@@ -9,26 +9,11 @@ import Testing
     /// heads, then the entries' bytes.
     private static func week(kinds: [UInt8] = [1, 2, 4], collections: [UInt16] = [0, 1, 1],
                              lengths: [UInt32]? = nil, bytes: [[UInt8]] = [Array("{\"a\"}".utf8), [], Array("x,y".utf8)]) -> [UInt8] {
-        func put<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
-            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
-        }
-        var out: [UInt8] = [RenderedWeek.version]
-        put(UInt16(2), &out)
-        for name in ["home", "work"] {
-            put(UInt16(name.utf8.count), &out)
-            out.append(contentsOf: name.utf8)
-        }
-        put(UInt32(kinds.count), &out)
-        for index in kinds.indices {
-            put(Int64(1_000 + index), &out)
-            put(Int64(2_000 + index), &out)
-            put(index == 1 ? Int32.min : Int32(20_500), &out)
-            out.append(kinds[index])
-            put(collections[index], &out)
-            put(lengths?[index] ?? UInt32(bytes[index].count), &out)
-        }
-        for entry in bytes { out.append(contentsOf: entry) }
-        return out
+        RenderedWeekBytes.week(heads: kinds.indices.map { index in
+            RenderedWeekBytes.Head(start: Int64(1_000 + index), end: Int64(2_000 + index), day: index == 1 ? Int32.min : 20_500,
+                                   kind: kinds[index], collection: collections[index],
+                                   length: lengths?[index] ?? UInt32(bytes[index].count))
+        }, bytes: bytes)
     }
 
     /// A block holding `bytes` from its start, as the query index reads a week into one.
