@@ -259,19 +259,10 @@ package struct ConferenceExtensionHost: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_TRUNC, 0)
         let attributes = SpawnAttributes(newSession: true)
 
-        let argv = ([registered.executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
-        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = SpawnAttributes.retryingWhileBusy {
-            (argv + [nil]).withUnsafeBufferPointer { arguments in
-                (envp + [nil]).withUnsafeBufferPointer { environment in
-                    posix_spawn(&pid, registered.executable, &actions, &attributes.raw,
-                                UnsafeMutablePointer(mutating: arguments.baseAddress!), UnsafeMutablePointer(mutating: environment.baseAddress!))
-                }
-            }
-        }
+        let spawned = attributes.spawn(registered.executable, arguments: arguments,
+                                       environment: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" },
+                                       actions: &actions, pid: &pid)
         guard spawned == 0 else {
             throw ConferenceExtensionError("cannot start \(registered.name) (\(registered.executable)): \(String(cString: strerror(spawned)))")
         }

@@ -92,14 +92,8 @@ enum SystemHelper {
         let previousPipe = signal(SIGPIPE, SIG_IGN)
         defer { signal(SIGPIPE, previousPipe) }
 
-        let argv = ([executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = SpawnAttributes.retryingWhileBusy {
-            (argv + [nil]).withUnsafeBufferPointer { buffer in
-                posix_spawn(&pid, executable, &actions, &attributes.raw, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
-            }
-        }
+        let spawned = attributes.spawn(executable, arguments: arguments, actions: &actions, pid: &pid)
         close(inputPipe[0])
         close(outputPipe[1])
         guard spawned == 0 else {
