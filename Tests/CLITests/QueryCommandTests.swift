@@ -233,6 +233,61 @@ import Testing
         #expect(message == "<stdout>: cannot write: No space left on device\n")
     }
 
+    /// A repeated store query writes its dense weeks from their files in the index's
+    /// renderings folder (a week of 256 KiB or more stored in a file of its own, mapped as
+    /// it is written) onto a pipe, into `-o`'s file, into a file standard output was
+    /// redirected to, and appended to one: every way writes what the first query wrote, in
+    /// JSON and CSV.
+    @Test func repeatedQueriesWriteTheStoredWeeksEveryWay() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        // Twelve hourly series through March: weeks of hundreds of kilobytes.
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Tests//EN"]
+        for number in 0..<12 {
+            lines += ["BEGIN:VEVENT", "UID:hourly-\(number)", "DTSTAMP:20260101T000000Z",
+                      "DTSTART:20260226T\(String(format: "%02d", number))0500Z", "DURATION:PT\(20 + number)M",
+                      "RRULE:FREQ=HOURLY;COUNT=1000",
+                      "SUMMARY:Hourly \(number), with a summary long enough for a few hundred bytes an entry",
+                      "LOCATION:Room \(number)", "END:VEVENT"]
+        }
+        let ics = try folder.write("hourly.ics", (lines + ["END:VCALENDAR", ""]).joined(separator: "\r\n"))
+        for setup in [["privacy", "grant", "org.openeventkit.ical", "--events", "full"], ["import", ics]] {
+            let output = try ICalRunner.run(setup + ["--store", store])
+            try #require(output.status == 0, "\(setup): \(output.stderr)")
+        }
+        let renderings = store + "/.openeventkit/index.sqlite-renderings"
+        for format in ["json", "csv"] {
+            let query = ["query", "--at", "2026-03", "--tz", "UTC", "--format", format, "--store", store]
+            let first = try ICalRunner.run(query)
+            #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+            #expect(first.stdout.utf8.count > 500_000, "\(format): \(first.stdout.utf8.count) bytes")
+            let stored = try FileManager.default.contentsOfDirectory(atPath: renderings)
+            #expect(stored.count >= (format == "json" ? 4 : 8), "\(format): the month's weeks are in files: \(stored)")
+            let file = folder.url.appendingPathComponent("out." + format).path
+            /// The query with its standard output redirected by the shell (`>` or `>>`) to `file`.
+            func redirected(_ redirection: String) throws -> Int32 {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                let quoted = ([ICalRunner.executable.path] + query).map { "'" + $0 + "'" }.joined(separator: " ")
+                process.arguments = ["-c", "exec \(quoted) \(redirection) '\(file)'"]
+                process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "HOME": folder.url.path, "PATH": "/usr/bin:/bin"]
+                try process.run()
+                process.waitUntilExit()
+                return process.terminationStatus
+            }
+            let again = try ICalRunner.run(query)
+            #expect(again.status == 0 && again.stdout == first.stdout, "\(format): onto a pipe")
+            #expect(try ICalRunner.run(query + ["-o", file]).status == 0)
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == first.stdout, "\(format): -o")
+            #expect(try redirected(">") == 0)
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == first.stdout, "\(format): > file")
+            try "before\n".write(toFile: file, atomically: false, encoding: .utf8)
+            #expect(try redirected(">>") == 0)
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == "before\n" + first.stdout, "\(format): >> file")
+        }
+    }
+
     @Test func pathologicalRuleIsBoundedAndWarned() throws {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nBEGIN:VEVENT\r\nUID:s\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240101T000000Z\r\nRRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
         let output = try ICalRunner.run(["query", "--at", "2024", "-"], stdin: text)

@@ -262,10 +262,10 @@ import Testing
         #expect(removedCalendar.status == 0, "\(removedCalendar.stderr)")
     }
 
-    /// The query index's rendered weeks (bytes written ahead, kept in the index file) are
-    /// copied to files and pipes, never to a terminal: a query on a terminal writes every
-    /// value escaped as it goes, so even a rendering tampered with in the index file sends no
-    /// control sequence there.
+    /// The query index's rendered weeks (bytes written ahead, kept in the index file or
+    /// beside it) are copied to files and pipes, never to a terminal: a query on a terminal
+    /// writes every value escaped as it goes, so even a tampered rendering sends no control
+    /// sequence there.
     @Test func aTerminalQueryNeverCopiesRenderedBytes() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -280,27 +280,37 @@ import Testing
         let piped = try ical(["query", "--at", "2026-12", "--store", store])
         #expect(piped.stdout.contains("Violin lesson"), "\(piped.stdout)")
 
-        // The rendering in the index, changed as only someone writing the file could.
-        let index = try DatabaseQueue(path: store + "/.openeventkit/index.sqlite")
-        let changed = try index.write { db -> Int in
-            var count = 0
-            for row in try Row.fetchAll(db, sql: "SELECT rowid, bytes FROM rendering") {
-                let bytes = [UInt8]((row["bytes"] as Data?) ?? Data())
-                let original = Array("Violin".utf8), hostile = Array("\u{1B}[31mX".utf8)
-                var result: [UInt8] = [], index = 0
-                while index < bytes.count {
-                    if bytes[index...].starts(with: original) {
-                        result += hostile
-                        index += original.count
-                        count += 1
-                    } else {
-                        result.append(bytes[index])
-                        index += 1
-                    }
+        // The renderings of the index, changed as only someone writing its files could (a
+        // week in its row, or from 256 KiB on in a file of its own).
+        let indexPath = store + "/.openeventkit/index.sqlite"
+        let original = Array("Violin".utf8), hostile = Array("\u{1B}[31mX".utf8)
+        var changed = 0
+        func replaced(_ bytes: [UInt8]) -> [UInt8] {
+            var result: [UInt8] = [], index = 0
+            while index < bytes.count {
+                if bytes[index...].starts(with: original) {
+                    result += hostile
+                    index += original.count
+                    changed += 1
+                } else {
+                    result.append(bytes[index])
+                    index += 1
                 }
-                try db.execute(sql: "UPDATE rendering SET bytes = ? WHERE rowid = ?", arguments: [Data(result), row["rowid"] as Int64])
             }
-            return count
+            return result
+        }
+        let index = try DatabaseQueue(path: indexPath)
+        try index.write { db in
+            for row in try Row.fetchAll(db, sql: "SELECT rowid, file, bytes FROM rendering") {
+                if let file = row["file"] as String? {
+                    let url = URL(fileURLWithPath: indexPath + "-renderings/" + file)
+                    try Data(replaced([UInt8](try Data(contentsOf: url)))).write(to: url)
+                } else {
+                    let bytes = [UInt8]((row["bytes"] as Data?) ?? Data())
+                    try db.execute(sql: "UPDATE rendering SET bytes = ? WHERE rowid = ?",
+                                   arguments: [Data(replaced(bytes)), row["rowid"] as Int64])
+                }
+            }
         }
         try index.close()
         #expect(changed > 0, "the pipe's query rendered its weeks")

@@ -373,20 +373,31 @@ package struct RenderedWeek: Sendable {
     }
 }
 
-/// Memory for a rendered week read from the query index: one block, which the weeks of a
-/// read fill in turn (or one week made in memory). A block of a quarter of a MiB or more is
-/// mapped in whole 2 MiB pieces and asked to be backed by huge pages (where the system does
-/// so on request): filling it then takes one page fault for each 2 MiB rather than one for
-/// each 4 KiB, which on a virtual machine is about six times the time (0.2 ms against
-/// 1.3 ms for 2 MiB, measured on this project's machine). A week of a large store is
-/// megabytes.
+/// Memory for a rendered week: a stored week's file mapped read-only
+/// (``init(mapping:length:)``), or a block for one week made in memory. A block of a quarter
+/// of a MiB or more is mapped in whole 2 MiB pieces and asked to be backed by huge pages
+/// (where the system does so on request): filling it then takes one page fault for each
+/// 2 MiB rather than one for each 4 KiB, which on a virtual machine is about six times the
+/// time (0.2 ms against 1.3 ms for 2 MiB, measured on this project's machine). A week of a
+/// large store is megabytes.
 package final class RenderedStorage: @unchecked Sendable {
-    /// The start of the block (written only while it is being filled, before a week reads it).
+    /// The start of the block (written only while it is being filled, before a week reads
+    /// it; a mapping is never written).
     package let base: UnsafeMutableRawPointer
     /// Its size in bytes.
     package let capacity: Int
     /// The mapping when the block was mapped (size), else 0 and `base` is from malloc.
     private let mapped: Int
+
+    /// The `length` bytes mapped at `base` (`mmap`, at least one byte), unmapped when the
+    /// storage goes: a stored week read in place from the system's cache of its file,
+    /// without a copy.
+    package init(mapping base: UnsafeMutableRawPointer, length: Int) {
+        precondition(length > 0, "a mapping has bytes")
+        self.base = base
+        self.capacity = length
+        self.mapped = length
+    }
 
     /// A block of `capacity` bytes (contents undefined).
     package init(capacity: Int) {

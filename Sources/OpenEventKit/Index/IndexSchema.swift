@@ -33,18 +33,21 @@ import GRDB
 /// | `occurrence` | per cached week and floating zone, every occurrence of every item intersecting the week, as an ``OccurrenceListing`` (its instants in columns, the rest in one `listing` blob, see `ListingPayload`) plus its item, kind and order in its item; clustered by zone, week and start, so a window's rows are read in order from neighbouring pages |
 /// | `note` | the read and time-zone diagnostics of items read for the cache (only items that have some) |
 /// | `uncached` | per cached week and floating zone, the items a query reads itself (an expansion that stopped at its budget, or mixed component kinds) |
-/// | `rendering` | per cached week, floating zone and output style, the week's listings written ahead (a ``RenderedWeek``), valid for the `generation` they were written in (see ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:)``) |
+/// | `rendering` | per cached week, floating zone and output style, the week's listings written ahead (a ``RenderedWeek``): its length, and its bytes, or from 256 KiB on the name of its file in the renderings folder (``StoreIndex/renderingsFolder``); valid for the `generation` they were written in (see ``StoreIndex/renderedWeeks(window:collections:kinds:floatingZone:style:render:begin:write:)``) |
 enum IndexSchema {
     /// The format version, kept in `PRAGMA user_version`. A file with another version is
     /// deleted and rebuilt.
     /// Version 4 changed no table, only the page size (``pageSize``): an earlier file is
-    /// rebuilt once with the new size rather than kept with its 4 KiB pages.
-    static let formatVersion: Int32 = 4
-    /// The page size of a new index file: 64 KiB. A rendered week (about 2 MB for a dense
-    /// week in JSON) is one blob, stored on a chain of overflow pages that SQLite reads one
-    /// page at a time; with 4 KiB pages a month of the 100,000-event benchmark store was
-    /// about 2,500 pages and took 1.4–2.7 ms longer to read than with 64 KiB pages (see
-    /// "Seventh pass" in `Benchmarks/README.md`).
+    /// rebuilt once with the new size rather than kept with its 4 KiB pages. Version 5 keeps
+    /// each rendered week of 256 KiB or more in a file of its own, which its `rendering` row
+    /// names, instead of a blob in the row.
+    static let formatVersion: Int32 = 5
+    /// The page size of a new index file: 64 KiB. Chosen in version 4, when a dense
+    /// rendered week (about 2 MB in JSON) was one blob on a chain of overflow pages that
+    /// SQLite reads one page at a time: with 4 KiB pages a month of the 100,000-event
+    /// benchmark store was about 2,500 pages and took 1.4–2.7 ms longer to read than with
+    /// 64 KiB pages (see "Seventh pass" in `Benchmarks/README.md`). Version 5 keeps such
+    /// weeks in files; the page size was kept, not measured again.
     static let pageSize = 65_536
     /// `PRAGMA application_id`: "OEKI". A SQLite file of another program is rebuilt.
     static let applicationIdentifier: Int32 = 0x4F45_4B49
@@ -146,7 +149,9 @@ enum IndexSchema {
                 style TEXT NOT NULL,
                 week INTEGER NOT NULL,
                 generation INTEGER NOT NULL,
-                bytes BLOB NOT NULL
+                length INTEGER NOT NULL,
+                file TEXT,
+                bytes BLOB
             )
             """),
         ("index", "rendering_week", "CREATE UNIQUE INDEX rendering_week ON rendering (zone, style, week)"),

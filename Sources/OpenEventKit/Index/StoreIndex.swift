@@ -300,9 +300,10 @@ package final class StoreIndex: Sendable {
         return queue
     }
 
-    /// Removes an index file and SQLite's files beside it.
+    /// Removes an index file, SQLite's files beside it and the stored renderings.
     private static func removeFiles(_ path: String) throws(StoreError) {
         for suffix in ["", "-wal", "-shm", "-journal"] { try StoreSystem.remove(path + suffix) }
+        try StoreSystem.removeTree(renderingsFolder(forIndexAt: path))
     }
 
     /// Replaces a database found damaged while in use with a new one (or memory), keeping

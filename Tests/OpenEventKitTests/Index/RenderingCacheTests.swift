@@ -60,8 +60,16 @@ import Testing
         return (answer, same, diagnosticsSame, listings.listings.count)
     }
 
-    @Test(arguments: [UInt64(0x4E4D), 0x5EED_4E4D])
-    func renderedWeeksWriteWhatTheListingsWrite(seed: UInt64) throws {
+    /// Every week stored in a file (`inFiles`), or as the index stores them (a week in its
+    /// row below 256 KiB, as all of these are).
+    @Test(arguments: [UInt64(0x4E4D), 0x5EED_4E4D], [false, true])
+    func renderedWeeksWriteWhatTheListingsWrite(seed: UInt64, inFiles: Bool) throws {
+        try StoreIndex.$renderingFileMinimum.withValue(inFiles ? 0 : StoreIndex.renderingFileMinimum) {
+            try Self.renderedWeeksWriteWhatTheListingsWrite(seed: seed, inFiles: inFiles)
+        }
+    }
+
+    static func renderedWeeksWriteWhatTheListingsWrite(seed: UInt64, inFiles: Bool) throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
         try OccurrenceCacheTests.writeRandomItems(folder, seed: seed)
@@ -112,19 +120,66 @@ import Testing
             #expect(same, "after edits: window \(window), \(format)")
             #expect(diagnosticsSame, "after edits: window \(window)")
         }
-        // Only the current generation's renderings are kept.
-        let generations = try DatabaseQueue(path: index.path).read { db in
-            try Int64.fetchAll(db, sql: "SELECT DISTINCT generation FROM rendering")
+        // Only the current generation's renderings are kept, and only the files they name.
+        let (generations, named, inRows) = try DatabaseQueue(path: index.path).read { db in
+            (try Int64.fetchAll(db, sql: "SELECT DISTINCT generation FROM rendering"),
+             Set(try String.fetchAll(db, sql: "SELECT file FROM rendering WHERE file IS NOT NULL")),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM rendering WHERE bytes IS NOT NULL") ?? 0)
         }
         #expect(generations.count == 1)
+        #expect(inFiles ? !named.isEmpty && inRows == 0 : named.isEmpty && inRows > 0)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: index.renderingsFolder)) ?? []
+        #expect(Set(files) == named)
     }
 
-    /// A stored week is read in part: its heads, then only the bytes of the entries the
-    /// window, kinds and calendars choose. Weeks of hundreds of kilobytes (many pieces of
-    /// `renderingPiece`), windows from an hour to two weeks that start and end inside
-    /// weeks, a calendar filter that skips entries between chosen ones: the bytes are those
-    /// of the listings, rendered and read back.
-    @Test func weeksLargerThanAPieceAreReadInPart() throws {
+    /// A row whose file is gone, or whose name is not one the index gives (a path out of the
+    /// renderings folder), is rendered again; the new rendering's file replaces it, and a
+    /// file no row names (left by a process that stopped before its commit) is removed.
+    @Test func missingOrMisnamedRenderingsAreRenderedAgain() throws {
+        try StoreIndex.$renderingFileMinimum.withValue(0) { try Self.missingOrMisnamedRenderingsAreRenderedAgain() }
+    }
+
+    static func missingOrMisnamedRenderingsAreRenderedAgain() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        var generator = RandomItemGenerator(seed: 0xF11E)
+        for index in 0..<40 { try folder.write("home/item-\(index).ics", generator.item(index)) }
+        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
+        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
+        let window = march..<(march + 31 * 86_400)
+        func compare() throws -> (same: Bool, rendered: Int) {
+            let result = try RenderingCacheTests.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal],
+                                          zone: FixedOffsetZone.utc, display: false, format: .csv)
+            return (result.same, result.rendered.renderedWeeks)
+        }
+        let first = try compare()
+        #expect(first.same && first.rendered == OccurrenceCache.weeks(window).count)
+        let database = try DatabaseQueue(path: index.path)
+        let files = try database.read { try String.fetchAll($0, sql: "SELECT file FROM rendering ORDER BY week") }
+        try #require(files.count >= 3)
+        try FileManager.default.removeItem(atPath: index.renderingsFolder + "/" + files[0])
+        // A copy of a rendering outside the folder, which a row names by a path.
+        try FileManager.default.copyItem(atPath: index.renderingsFolder + "/" + files[1], toPath: folder.path + "/outside.week")
+        try database.write { db in
+            try db.execute(sql: "UPDATE rendering SET file = '../../outside.week' WHERE file = ?", arguments: [files[1]])
+        }
+        try Data("left over".utf8).write(to: URL(fileURLWithPath: index.renderingsFolder + "/abc.week"))
+        let again = try compare()
+        #expect(again.same && again.rendered == 2, "the missing and the misnamed week")
+        let named = try database.read { Set(try String.fetchAll($0, sql: "SELECT file FROM rendering")) }
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: index.renderingsFolder)) == named)
+        #expect(!named.contains("abc.week") && !named.contains(files[0]) && named.contains(files[2]))
+        let third = try compare()
+        #expect(third.same && third.rendered == 0)
+        try database.close()
+    }
+
+    /// A stored week is written in part: only the bytes of the entries the window, kinds and
+    /// calendars choose. Weeks of hundreds of kilobytes (many pieces of `renderingPiece`,
+    /// whose heads are checked piece by piece), windows from an hour to two weeks that start
+    /// and end inside weeks, a calendar filter that skips entries between chosen ones: the
+    /// bytes are those of the listings, rendered and read back.
+    @Test func weeksLargerThanAPieceAreWrittenInPart() throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
         for number in 0..<12 {
@@ -159,10 +214,13 @@ import Testing
                 }
             }
         }
-        let largest = try DatabaseQueue(path: index.path).read { db in
-            try Int.fetchOne(db, sql: "SELECT max(length(bytes)) FROM rendering") ?? 0
+        let (largest, inFiles, inRows) = try DatabaseQueue(path: index.path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT max(length) FROM rendering") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM rendering WHERE file IS NOT NULL") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM rendering WHERE bytes IS NOT NULL") ?? 0)
         }
         #expect(largest > 4 * StoreIndex.renderingPiece, "weeks of several pieces: \(largest) bytes")
+        #expect(inFiles > 0 && inRows > 0, "weeks from 256 KiB in files (\(inFiles)), shorter ones in rows (\(inRows))")
     }
 
     /// A window's items of which each query expands some itself (mixed component kinds): no
@@ -257,8 +315,16 @@ import Testing
     }
 
     /// A stored rendering that cannot be read, or rendered for another layout, is rendered
-    /// again; one made by another program is dropped when this one stores its own.
-    @Test func damagedOrForeignRenderingsAreRenderedAgain() throws {
+    /// again; one made by another program is dropped when this one stores its own. Weeks in
+    /// their rows, or in files (`inFiles`).
+    @Test(arguments: [false, true])
+    func damagedOrForeignRenderingsAreRenderedAgain(inFiles: Bool) throws {
+        try StoreIndex.$renderingFileMinimum.withValue(inFiles ? 0 : StoreIndex.renderingFileMinimum) {
+            try Self.damagedOrForeignRenderingsAreRenderedAgain(inFiles: inFiles)
+        }
+    }
+
+    static func damagedOrForeignRenderingsAreRenderedAgain(inFiles: Bool) throws {
         let folder = try StoreFolder()
         defer { folder.remove() }
         var generator = RandomItemGenerator(seed: 0xDA7A)
@@ -271,11 +337,31 @@ import Testing
                                      display: true, format: .json)
         let firstSame = first.same, firstRendered = first.rendered.renderedWeeks
         #expect(firstSame && firstRendered > 0)
+        // One week cut short, another's first byte (the layout version) changed, and every
+        // rendering also named as another program's.
         let database = try DatabaseQueue(path: index.path)
+        if inFiles {
+            let (earliest, latest) = try database.read { db in
+                (try String.fetchOne(db, sql: "SELECT file FROM rendering ORDER BY week LIMIT 1") ?? "",
+                 try String.fetchOne(db, sql: "SELECT file FROM rendering ORDER BY week DESC LIMIT 1") ?? "")
+            }
+            let cut = URL(fileURLWithPath: index.renderingsFolder + "/" + earliest)
+            try Data(try Data(contentsOf: cut).dropLast()).write(to: cut)
+            let versioned = URL(fileURLWithPath: index.renderingsFolder + "/" + latest)
+            var bytes = try Data(contentsOf: versioned)
+            bytes[bytes.startIndex] = 0x09
+            try bytes.write(to: versioned)
+        } else {
+            try database.write { db in
+                try db.execute(sql: "UPDATE rendering SET bytes = substr(bytes, 1, length(bytes) - 1) WHERE week = (SELECT min(week) FROM rendering)")
+                try db.execute(sql: "UPDATE rendering SET bytes = x'09' || substr(bytes, 2) WHERE week = (SELECT max(week) FROM rendering)")
+            }
+        }
         try database.write { db in
-            try db.execute(sql: "UPDATE rendering SET bytes = substr(bytes, 1, length(bytes) - 1) WHERE week = (SELECT min(week) FROM rendering)")
-            try db.execute(sql: "UPDATE rendering SET bytes = x'09' || substr(bytes, 2) WHERE week = (SELECT max(week) FROM rendering)")
-            try db.execute(sql: "INSERT INTO rendering SELECT zone, replace(style, '; program ', '; program other '), week, generation, bytes FROM rendering")
+            try db.execute(sql: """
+                INSERT INTO rendering SELECT zone, replace(style, '; program ', '; program other '), week, generation, length, file, bytes
+                FROM rendering
+                """)
         }
         let again = try Self.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal], zone: zone,
                                      display: true, format: .json)

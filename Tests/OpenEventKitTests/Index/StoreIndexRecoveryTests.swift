@@ -147,7 +147,12 @@ import Testing
         defer { folder.remove() }
         let (store, path) = try Self.builtStore(folder)
         try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
+        // Renderings the old file named go with it.
+        let renderings = StoreIndex.renderingsFolder(forIndexAt: path)
+        try FileManager.default.createDirectory(atPath: renderings, withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: renderings + "/1f.week"))
         try Self.expectRebuilt(store, path, mentioning: "format version 99")
+        #expect(!FileManager.default.fileExists(atPath: renderings))
     }
 
     /// A new index has 64 KiB pages; one of format 3 (4 KiB pages, the same tables) is
