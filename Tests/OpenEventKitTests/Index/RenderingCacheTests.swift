@@ -148,8 +148,9 @@ import Testing
         let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
         let window = march..<(march + 31 * 86_400)
         func compare() throws -> (same: Bool, rendered: Int) {
-            let result = try RenderingCacheTests.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal],
-                                          zone: FixedOffsetZone.utc, display: false, format: .csv)
+            let result = try RenderingCacheTests.compare(index, window: window, collections: ["home"],
+                                                         kinds: [.event, .todo, .journal], zone: FixedOffsetZone.utc,
+                                                         display: false, format: .csv)
             return (result.same, result.rendered.renderedWeeks)
         }
         let first = try compare()
