@@ -159,6 +159,19 @@ import Testing
         return store
     }
 
+    /// Runs `ical` with `arguments`, its standard output redirected by the shell
+    /// (`redirection`: `>` or `>>`) to `target`; its exit status.
+    static func run(_ arguments: [String], redirecting redirection: String, to target: String, home: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let quoted = ([ICalRunner.executable.path] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
+        process.arguments = ["-c", "exec \(quoted) \(redirection) '\(target)'"]
+        process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "HOME": home, "PATH": "/usr/bin:/bin"]
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// A store query holds the query index alone (SQLite's exclusive locking, the log's
     /// index in memory: no `index.sqlite-shm` is made) while its output cannot make it wait:
     /// `-o`, standard output redirected to a file or to `/dev/null`; onto a pipe it shares
@@ -173,16 +186,8 @@ import Testing
         let piped = try ICalRunner.run(query)
         #expect(piped.status == 0 && piped.stdout.contains("Piano lesson"), "\(piped.stderr)")
         #expect(FileManager.default.fileExists(atPath: shared))
-        /// Runs the query with its standard output redirected by the shell to `target`.
         func redirected(to target: String) throws -> Int32 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            let quoted = ([ICalRunner.executable.path] + query).map { "'" + $0 + "'" }.joined(separator: " ")
-            process.arguments = ["-c", "exec \(quoted) > '\(target)'"]
-            process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "HOME": folder.url.path, "PATH": "/usr/bin:/bin"]
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
+            try Self.run(query, redirecting: ">", to: target, home: folder.url.path)
         }
         let file = folder.url.appendingPathComponent("out.json").path
         let runs: [(String, () throws -> Int32)] = [
@@ -265,16 +270,8 @@ import Testing
             let stored = try FileManager.default.contentsOfDirectory(atPath: renderings)
             #expect(stored.count >= (format == "json" ? 4 : 8), "\(format): the month's weeks are in files: \(stored)")
             let file = folder.url.appendingPathComponent("out." + format).path
-            /// The query with its standard output redirected by the shell (`>` or `>>`) to `file`.
             func redirected(_ redirection: String) throws -> Int32 {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                let quoted = ([ICalRunner.executable.path] + query).map { "'" + $0 + "'" }.joined(separator: " ")
-                process.arguments = ["-c", "exec \(quoted) \(redirection) '\(file)'"]
-                process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "HOME": folder.url.path, "PATH": "/usr/bin:/bin"]
-                try process.run()
-                process.waitUntilExit()
-                return process.terminationStatus
+                try Self.run(query, redirecting: redirection, to: file, home: folder.url.path)
             }
             let again = try ICalRunner.run(query)
             #expect(again.status == 0 && again.stdout == first.stdout, "\(format): onto a pipe")

@@ -139,14 +139,19 @@ import Testing
         try StoreIndex.$renderingFileMinimum.withValue(0) { try Self.missingOrMisnamedRenderingsAreRenderedAgain() }
     }
 
-    static func missingOrMisnamedRenderingsAreRenderedAgain() throws {
+    /// A store of forty random items in the calendar `home`, its index, and March 2026.
+    static func randomHomeStore(seed: UInt64) throws -> (folder: StoreFolder, index: StoreIndex, march: Range<Int64>) {
         let folder = try StoreFolder()
-        defer { folder.remove() }
-        var generator = RandomItemGenerator(seed: 0xF11E)
+        var generator = RandomItemGenerator(seed: seed)
         for index in 0..<40 { try folder.write("home/item-\(index).ics", generator.item(index)) }
         let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
         let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
-        let window = march..<(march + 31 * 86_400)
+        return (folder, index, march..<(march + 31 * 86_400))
+    }
+
+    static func missingOrMisnamedRenderingsAreRenderedAgain() throws {
+        let (folder, index, window) = try randomHomeStore(seed: 0xF11E)
+        defer { folder.remove() }
         func compare() throws -> (same: Bool, rendered: Int) {
             let result = try RenderingCacheTests.compare(index, window: window, collections: ["home"],
                                                          kinds: [.event, .todo, .journal], zone: FixedOffsetZone.utc,
@@ -326,13 +331,8 @@ import Testing
     }
 
     static func damagedOrForeignRenderingsAreRenderedAgain(inFiles: Bool) throws {
-        let folder = try StoreFolder()
+        let (folder, index, window) = try randomHomeStore(seed: 0xDA7A)
         defer { folder.remove() }
-        var generator = RandomItemGenerator(seed: 0xDA7A)
-        for index in 0..<40 { try folder.write("home/item-\(index).ics", generator.item(index)) }
-        let (index, _, _) = try StoreIndex.open(store: try FolderStore.open(at: folder.path))
-        let march = LocalDateTime(year: 2026, month: 3, day: 1)!.secondsSinceEpoch
-        let window = march..<(march + 31 * 86_400)
         let zone = try #require(IANATimeZone(named: "Europe/Berlin"))
         let first = try Self.compare(index, window: window, collections: ["home"], kinds: [.event, .todo, .journal], zone: zone,
                                      display: true, format: .json)
