@@ -173,10 +173,9 @@ package struct RenderedWeek: Sendable {
         }
 
         /// Ends the check of a week whose heads were all seen (``headsEnd`` bytes at
-        /// `base`) without its entries' bytes, which the check never reads: only the heads'
-        /// lengths must add up to them. For a week read in part (``RenderedWeek``'s
-        /// entries whose bytes were not read must not be written). False when a head was
-        /// not seen or the week is not whole.
+        /// `base`) without going through its entries' bytes, which the check never reads:
+        /// only the heads' lengths must add up to them (the entries are written as they
+        /// are). False when a head was not seen or the week is not whole.
         package mutating func acceptUnreadEntries(_ base: UnsafeRawPointer) -> Bool {
             guard !failed, collections != nil, checked == count else {
                 failed = true
@@ -464,8 +463,8 @@ package struct RenderedSelection: Sendable {
         return choice(in: week)
     }
 
-    /// What ``next(_:)`` will give for `week`, without beginning it: the query index reads
-    /// a week's chosen bytes with it before the writer begins the week.
+    /// What ``next(_:)`` will give for `week`, without beginning it (to look at a week the
+    /// writer has not begun).
     package func choice(in week: RenderedWeek) -> Week {
         Week(later: afterFirstWeek, allowed: week.collections.map { collections.contains($0) })
     }

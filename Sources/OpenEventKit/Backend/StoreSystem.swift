@@ -102,6 +102,19 @@ enum StoreSystem {
     /// Swift's Glibc module does not define.
     static let noAccessTime: Int32 = 0o1_000_000
 
+    /// Opens a file for reading without following a symbolic link, with `flags` added; with
+    /// `touchingAccessTime: false`, with `O_NOATIME` where the caller may ask it (the file's
+    /// owner or a privileged process), else as usual. -1 when it cannot be opened (`errno`
+    /// says why).
+    static func openForReading(_ path: String, flags: Int32 = 0, touchingAccessTime: Bool) -> Int32 {
+        let reading = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | flags
+        if !touchingAccessTime {
+            let descriptor = open(path, reading | noAccessTime)
+            if descriptor >= 0 || errno != EPERM { return descriptor }
+        }
+        return open(path, reading)
+    }
+
     /// Reads a whole regular file and the identity of what was read (from the same descriptor).
     ///
     /// With `touchingAccessTime: false` the file is opened with `O_NOATIME`, so reading it
@@ -110,10 +123,7 @@ enum StoreSystem {
     /// readers such as the query index). Only the file's owner (or a privileged process)
     /// may ask for that; otherwise the file is opened as usual.
     static func readFile(_ path: String, limit: Int, touchingAccessTime: Bool = true) throws(StoreError) -> (bytes: [UInt8], identity: FileIdentity) {
-        var descriptor = touchingAccessTime ? -1 : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | noAccessTime)
-        if descriptor < 0 && (touchingAccessTime || errno == EPERM) {
-            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        }
+        let descriptor = openForReading(path, touchingAccessTime: touchingAccessTime)
         guard descriptor >= 0 else { throw failure("open", "cannot open", path: path) }
         defer { close(descriptor) }
         var info = stat()

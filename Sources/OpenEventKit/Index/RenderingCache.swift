@@ -236,10 +236,7 @@ extension StoreIndex {
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
         }
         guard (1...16).contains(digits.count), digits.allSatisfy(isDigit) else { return nil }
-        let path = folder + "/" + name
-        let flags: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-        var descriptor = Glibc.open(path, flags | StoreSystem.noAccessTime)
-        if descriptor < 0 && errno == EPERM { descriptor = Glibc.open(path, flags) }
+        let descriptor = StoreSystem.openForReading(folder + "/" + name, flags: O_NONBLOCK, touchingAccessTime: false)
         return descriptor >= 0 ? descriptor : nil
     }
 
