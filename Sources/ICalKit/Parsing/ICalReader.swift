@@ -112,6 +112,8 @@ public struct ICalReader: Sendable {
     }
 
     private func readBuffer(_ buffer: UnsafeBufferPointer<UInt8>, file: String?) throws(ICalError) -> ReadResult {
+        // A large input is read in parts, on every core, when that gives the same result.
+        if let result = readInParts(buffer, file: file) { return result }
         var parser = Parser(reader: self, file: file)
         try parser.run(buffer)
         return ReadResult(calendars: parser.calendars, diagnostics: parser.diagnostics)
@@ -153,7 +155,7 @@ struct Parser {
     private(set) var diagnostics: [Diagnostic] = []
     private var stack: [Open] = []
     private var skipDepth = 0
-    private var componentCount = 0
+    private(set) var componentCount = 0
     /// How many properties the component last closed at each depth had: a component is
     /// given room for as many (the components of a file tend to look alike), so that its
     /// properties are not moved to a larger array again and again as they are read.
@@ -191,6 +193,15 @@ struct Parser {
     private var calendarsClosed = 0
     private var childrenHandedOut = 0
 
+    // A read in parts (ICalReader+Parts): a part after the first starts inside the VCALENDAR
+    // that the parts before it left open.
+
+    /// Whether the VCALENDAR this part started in is still open.
+    private var continuationOpen = false
+    /// Whether this part closed the VCALENDAR it started in other than by its END (a missing
+    /// END reported with that VCALENDAR's BEGIN line, which this part does not know).
+    private(set) var continuationBroken = false
+
     init(reader: ICalReader, file: String?) {
         self.reader = reader
         self.file = file
@@ -203,6 +214,24 @@ struct Parser {
         stack = [Open(component: Component(name: ComponentKind.calendar.rawValue, line: line), kind: .calendar, synthetic: false)]
         base = offset
         physicalLine = line
+    }
+
+    /// A parser for a part of an input that starts at `offset`, the start of physical line
+    /// `line`, inside a VCALENDAR named `VCALENDAR` that an earlier part began: what it reads
+    /// at depth one adds to that VCALENDAR (see ``openCalendar``).
+    init(reader: ICalReader, file: String?, continuingCalendarAt offset: Int, line: Int) {
+        self.init(reader: reader, file: file, childAt: offset, line: line)
+        continuationOpen = true
+    }
+
+    /// The VCALENDAR open where this part ended, if the part ended as a read in parts needs
+    /// the next part to start: inside one VCALENDAR named `VCALENDAR` (as written), begun
+    /// by a BEGIN line, with nothing below it open or being skipped, and still reading.
+    var openCalendar: Component? {
+        guard !stopped, skipDepth == 0, stack.count == 1, let open = stack.first, !open.synthetic,
+              !open.limitReported, open.kind == .calendar, open.component.name == "VCALENDAR"
+        else { return nil }
+        return open.component
     }
 
     // MARK: Reporting
@@ -618,6 +647,7 @@ struct Parser {
 
     private mutating func closeTop(line: Int, missingEndBefore what: String) throws(ICalError) {
         guard let top = stack.last else { return }
+        if stack.count == 1 && continuationOpen { continuationBroken = true }
         let begun = top.component.line.map { " (BEGIN at line \($0))" } ?? ""
         try report(.error, .structure, line: line, component: top.component.name,
                    "\(what) arrived before END:\(top.component.name)\(begun); closed \(top.component.name) here and kept it")
@@ -627,6 +657,7 @@ struct Parser {
     /// Closes the innermost open component, whose text ends at byte `end`.
     private mutating func close(at end: Int) {
         guard let top = stack.popLast() else { return }
+        if stack.isEmpty { continuationOpen = false }
         while propertyCountHints.count <= stack.count { propertyCountHints.append(0) }
         propertyCountHints[stack.count] = top.component.properties.count
         if stack.isEmpty {
@@ -675,6 +706,7 @@ struct Parser {
         while let top = stack.last {
             if top.synthetic && stack.count == 1 { close(at: lineEndOffset); break }
             let begun = top.component.line.map { " (BEGIN at line \($0))" } ?? ""
+            if stack.count == 1 && continuationOpen { continuationBroken = true }
             try report(.error, .structure, line: lastLine, component: top.component.name,
                        "input ended before END:\(top.component.name)\(begun); closed it at the end and kept it")
             close(at: lineEndOffset)

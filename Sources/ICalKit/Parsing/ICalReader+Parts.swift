@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("Unsupported Platform")
+#endif
+
+// A large input is read in parts, one per core: each part starts at a line `BEGIN:VEVENT`
+// (which can only stand inside a VCALENDAR), and the parts' trees are joined into the tree a
+// read from start to end gives, with the same diagnostics. Where the join could differ from
+// that read (the input is not one well-formed VCALENDAR around the split points, a limit is
+// reached, or strict mode stops at an error) the input is read again from start to end, so
+// the result never depends on how it was cut.
+
+extension ICalReader {
+    /// The smallest input read in parts (8 MiB), and the smallest part. A task-local value,
+    /// so that a test can cut small inputs (`ICalReader.$partMinimum.withValue(1) { … }`).
+    @TaskLocal static var partMinimum = 8 << 20
+
+    /// The most parts an input is cut into (at most one per core).
+    static let maxParts = 8
+
+    /// The number of parts to cut an input of at least two ``partMinimum``s into, whatever
+    /// the cores (nil: one per core, at most ``maxParts``). Task-local, for tests.
+    @TaskLocal static var partCount: Int?
+
+    /// Reads `buffer` in parts on several threads, or nil when it is too small, there is one
+    /// core, no split point is found, or the parts cannot be joined into what a read from
+    /// start to end gives.
+    func readInParts(_ buffer: UnsafeBufferPointer<UInt8>, file: String?) -> ReadResult? {
+        let minimum = max(Self.partMinimum, 1)
+        let count = buffer.count
+        guard count <= limits.maxInputSize, count >= 2 * minimum else { return nil }
+        let parts = Self.partCount ?? min(Self.maxParts, Threads.processorCount, count / minimum)
+        guard parts > 1 else { return nil }
+        var starts = [0]
+        for index in 1..<parts {
+            let from = max(count / parts * index, starts[starts.count - 1] + minimum)
+            guard from < count, let split = Self.splitPoint(in: buffer, from: from), count - split >= minimum / 2
+            else { break }
+            starts.append(split)
+        }
+        guard starts.count > 1 else { return nil }
+        starts.append(count)
+
+        let slots = UnsafeMutableBufferPointer<Parser?>.allocate(capacity: starts.count - 1)
+        slots.initialize(repeating: nil)
+        defer {
+            slots.deinitialize()
+            slots.deallocate()
+        }
+        Threads.run(starts.count - 1) { part in
+            let range = starts[part]..<starts[part + 1]
+            var parser: Parser
+            if part == 0 {
+                parser = Parser(reader: self, file: file)
+            } else {
+                let line = 1 + Self.lineEnds(in: UnsafeBufferPointer(rebasing: buffer[0..<range.lowerBound]),
+                                             next: buffer[range.lowerBound])
+                parser = Parser(reader: self, file: file, continuingCalendarAt: range.lowerBound, line: line)
+            }
+            do throws(ICalError) {
+                try parser.feed(UnsafeBufferPointer(rebasing: buffer[range]), isLast: part == starts.count - 2)
+                slots[part] = parser
+            } catch {
+                slots[part] = nil   // strict mode's first error: the read from start to end throws it
+            }
+        }
+        return Self.join(Array(slots), limits: limits)
+    }
+
+    /// The parts' trees and diagnostics as one read's, or nil when they may differ from it.
+    private static func join(_ parts: [Parser?], limits: Limits) -> ReadResult? {
+        var calendars: [Component] = []
+        var diagnostics: [Diagnostic] = []
+        var open: Component?
+        var components = 0
+        for (index, part) in parts.enumerated() {
+            guard let part, !part.stopped, !part.continuationBroken else { return nil }
+            diagnostics += part.diagnostics
+            components += part.componentCount
+            var closed = part.calendars
+            var stillOpen: Component?
+            if index < parts.count - 1 {
+                guard let calendar = part.openCalendar else { return nil }
+                stillOpen = calendar
+            }
+            if var merged = open {
+                // This part's first VCALENDAR is the one the part before it left open.
+                let continued = closed.isEmpty ? stillOpen! : closed[0]
+                merged.properties += continued.properties
+                merged.components += continued.components
+                guard merged.properties.count < limits.maxPropertiesPerComponent else { return nil }
+                if closed.isEmpty { stillOpen = merged } else { closed[0] = merged }
+            }
+            calendars += closed
+            open = stillOpen
+        }
+        guard diagnostics.count < limits.maxDiagnostics, components <= limits.maxComponents else { return nil }
+        return ReadResult(calendars: calendars, diagnostics: diagnostics)
+    }
+
+    /// The first offset at or after `from` where a line `BEGIN:VEVENT` starts (after an LF),
+    /// or nil.
+    static func splitPoint(in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard let base = buffer.baseAddress else { return nil }
+        let marker: StaticString = "BEGIN:VEVENT"
+        let length = marker.utf8CodeUnitCount
+        var position = from
+        while position < buffer.count {
+            guard let found = memchr(base + position, Int32(ASCII.lf), buffer.count - position) else { return nil }
+            let start = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+            if start + length < buffer.count, memcmp(base + start, marker.utf8Start, length) == 0,
+               buffer[start + length] == ASCII.cr || buffer[start + length] == ASCII.lf {
+                return start
+            }
+            position = start
+        }
+        return nil
+    }
+
+    /// How many lines `bytes` ends, as the reader counts them: an LF, a CR or a CRLF ends
+    /// one. `next` is the byte after `bytes` (a CR at the end is a line end of its own unless
+    /// it is an LF).
+    static func lineEnds(in bytes: UnsafeBufferPointer<UInt8>, next: UInt8) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        let count = bytes.count
+        // Bytes equal to `byte` in `word`, as their high bits (exact, unlike a test for any).
+        @inline(__always) func matches(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+            let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+            return ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x) & 0x8080_8080_8080_8080
+        }
+        // LFs, plus CRs, less the CRs an LF follows. A word is compared with the word one
+        // byte on for the last, so the loop stops a byte early.
+        var lineFeeds = 0, returns = 0, pairs = 0
+        var index = 0
+        while index + 9 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let returnBits = matches(word, ASCII.cr)
+            lineFeeds += matches(word, ASCII.lf).nonzeroBitCount
+            if returnBits != 0 {
+                returns += returnBits.nonzeroBitCount
+                let following = UnsafeRawPointer(base + index + 1).loadUnaligned(as: UInt64.self)
+                pairs += (returnBits & matches(following, ASCII.lf)).nonzeroBitCount
+            }
+            index += 8
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == ASCII.lf {
+                lineFeeds += 1
+            } else if byte == ASCII.cr {
+                returns += 1
+                if (index + 1 < count ? bytes[index + 1] : next) == ASCII.lf { pairs += 1 }
+            }
+            index += 1
+        }
+        return lineFeeds + returns - pairs
+    }
+}
+
+/// Threads for work split in parts, without Dispatch (ICalKit needs neither Foundation nor
+/// Dispatch).
+enum Threads {
+    /// The cores online.
+    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// One part's work, handed to its thread.
+    private final class Job: @unchecked Sendable {
+        let body: (Int) -> Void
+        let index: Int
+        init(body: @escaping (Int) -> Void, index: Int) {
+            self.body = body
+            self.index = index
+        }
+    }
+
+    /// Runs the job a thread was started with.
+    private static func perform(_ context: UnsafeMutableRawPointer) {
+        let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
+        job.body(job.index)
+    }
+
+    /// Runs `body` for every index of `0..<count`, index 0 on the calling thread and each
+    /// other on a thread of its own (or on the calling thread, when a thread cannot be
+    /// started), and returns when all have.
+    static func run(_ count: Int, _ body: (Int) -> Void) {
+        withoutActuallyEscaping(body) { body in
+            #if canImport(Darwin)
+            var threads: [pthread_t?] = []
+            #else
+            var threads: [pthread_t] = []
+            #endif
+            for index in 1..<max(count, 1) {
+                let job = Unmanaged.passRetained(Job(body: body, index: index))
+                #if canImport(Darwin)
+                var thread: pthread_t?
+                #else
+                var thread = pthread_t()
+                #endif
+                #if canImport(Darwin)
+                let started = pthread_create(&thread, nil, { context in Threads.perform(context); return nil }, job.toOpaque())
+                #else
+                let started = pthread_create(&thread, nil, { context in Threads.perform(context!); return nil }, job.toOpaque())
+                #endif
+                if started == 0 {
+                    threads.append(thread)
+                } else {
+                    job.release()
+                    body(index)
+                }
+            }
+            if count > 0 { body(0) }
+            for thread in threads {
+                #if canImport(Darwin)
+                if let thread { pthread_join(thread, nil) }
+                #else
+                pthread_join(thread, nil)
+                #endif
+            }
+        }
+    }
+}
