@@ -226,11 +226,30 @@ public struct CalendarRepair: Sendable {
                                        report: ((ConversionNote.Kind, Int?, String) -> Void)?) {
         // Only components that have a floating DATE-TIME are written to: a large calendar's
         // tree is shared with the caller's, and writing to a component copies its arrays.
-        for index in calendar.components.indices
-        where !calendar.components[index].matches(.timeZone) && takesCalendarTimeZone(calendar.components[index]) {
-            applyCalendarTimeZone(zone, to: &calendar.components[index], report: report)
+        let count = calendar.components.count
+        let parts = min(Threads.processorCount, ICalReader.maxParts, count / componentsPerPart)
+        guard report == nil, parts > 1 else {
+            for index in calendar.components.indices
+            where !calendar.components[index].matches(.timeZone) && takesCalendarTimeZone(calendar.components[index]) {
+                applyCalendarTimeZone(zone, to: &calendar.components[index], report: report)
+            }
+            return
+        }
+        // Without notes, the components of a large calendar are given the zone in parts, one
+        // per core: each part writes to its own components only.
+        calendar.components.withUnsafeMutableBufferPointer { components in
+            Threads.run(parts) { part in
+                for index in (count * part / parts)..<(count * (part + 1) / parts)
+                where !components[index].matches(.timeZone) && takesCalendarTimeZone(components[index]) {
+                    applyCalendarTimeZone(zone, to: &components[index], report: nil)
+                }
+            }
         }
     }
+
+    /// The fewest components given a calendar's zone in a part of their own (below twice as
+    /// many, one part).
+    static let componentsPerPart = 4_096
 
     /// Whether a component or one below it has a property X-WR-TIMEZONE gives a TZID.
     private static func takesCalendarTimeZone(_ component: Component) -> Bool {

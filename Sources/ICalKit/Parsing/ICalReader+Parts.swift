@@ -7,8 +7,10 @@ import Darwin
 #else
 #error("Unsupported Platform")
 #endif
+import Synchronization
 
-// A large input is read in parts, one per core: each part starts at a line `BEGIN:VEVENT`
+// A large input is read in parts on every core (a few parts per core, each taken by the next
+// thread free): each part starts at a line `BEGIN:VEVENT`
 // (which can only stand inside a VCALENDAR), and the parts' trees are joined into the tree a
 // read from start to end gives, with the same diagnostics. Where the join could differ from
 // that read (the input is not one well-formed VCALENDAR around the split points, a limit is
@@ -16,15 +18,22 @@ import Darwin
 // the result never depends on how it was cut.
 
 extension ICalReader {
-    /// The smallest input read in parts (8 MiB), and the smallest part. A task-local value,
-    /// so that a test can cut small inputs (`ICalReader.$partMinimum.withValue(1) { … }`).
-    @TaskLocal static var partMinimum = 8 << 20
+    /// The smallest part an input is cut into (2 MiB): an input of two or more is read in
+    /// parts. A task-local value, so that a test can cut small inputs
+    /// (`ICalReader.$partMinimum.withValue(1) { … }`).
+    @TaskLocal static var partMinimum = 2 << 20
 
-    /// The most parts an input is cut into (at most one per core).
+    /// The most threads an input is read on (at most one per core).
     static let maxParts = 8
 
+    /// How many parts each thread has, so that a thread that finishes its part early takes
+    /// another rather than waits (one thread's memory comes slower than another's, and the
+    /// lines before a part are counted first).
+    static let partsPerThread = 4
+
     /// The number of parts to cut an input of at least two ``partMinimum``s into, whatever
-    /// the cores (nil: one per core, at most ``maxParts``). Task-local, for tests.
+    /// the cores (nil: ``partsPerThread`` per core, on at most ``maxParts`` cores).
+    /// Task-local, for tests.
     @TaskLocal static var partCount: Int?
 
     /// Reads `buffer` in parts on several threads, or nil when it is too small, there is one
@@ -34,63 +43,85 @@ extension ICalReader {
         let minimum = max(Self.partMinimum, 1)
         let count = buffer.count
         guard count <= limits.maxInputSize, count >= 2 * minimum else { return nil }
-        let parts = Self.partCount ?? min(Self.maxParts, Threads.processorCount, count / minimum)
-        guard parts > 1 else { return nil }
+        let threads = min(Self.maxParts, Threads.processorCount)
+        let wanted = Self.partCount ?? (threads > 1 ? min(threads * Self.partsPerThread, count / minimum) : 1)
+        guard wanted > 1 else { return nil }
         var starts = [0]
-        for index in 1..<parts {
-            let from = max(count / parts * index, starts[starts.count - 1] + minimum)
+        for index in 1..<wanted {
+            let from = max(count / wanted * index, starts[starts.count - 1] + minimum)
             guard from < count, let split = Self.splitPoint(in: buffer, from: from), count - split >= minimum / 2
             else { break }
             starts.append(split)
         }
         guard starts.count > 1 else { return nil }
         starts.append(count)
+        let parts = starts.count - 1
+        let workers = min(threads, parts)
 
-        let slots = UnsafeMutableBufferPointer<Parser?>.allocate(capacity: starts.count - 1)
+        // Each part's first line: the line ends of the parts before it, counted on every thread.
+        let lineEnds = UnsafeMutableBufferPointer<Int>.allocate(capacity: parts)
+        lineEnds.initialize(repeating: 0)
+        defer { lineEnds.deallocate() }
+        Threads.run(workers) { worker in
+            for part in stride(from: worker, to: parts - 1, by: workers) {
+                lineEnds[part] = Self.lineEnds(in: UnsafeBufferPointer(rebasing: buffer[starts[part]..<starts[part + 1]]),
+                                               next: buffer[starts[part + 1]])
+            }
+        }
+        var firstLines = [1]
+        for part in 0..<(parts - 1) { firstLines.append(firstLines[part] + lineEnds[part]) }
+
+        // The parts, each taken by the next thread free.
+        let slots = UnsafeMutableBufferPointer<Parser?>.allocate(capacity: parts)
         slots.initialize(repeating: nil)
-        defer {
-            slots.deinitialize()
-            slots.deallocate()
-        }
-        Threads.run(starts.count - 1) { part in
-            let range = starts[part]..<starts[part + 1]
-            var parser: Parser
-            if part == 0 {
-                parser = Parser(reader: self, file: file)
-            } else {
-                let line = 1 + Self.lineEnds(in: UnsafeBufferPointer(rebasing: buffer[0..<range.lowerBound]),
-                                             next: buffer[range.lowerBound])
-                parser = Parser(reader: self, file: file, continuingCalendarAt: range.lowerBound, line: line)
+        defer { slots.deallocate() }   // its parsers are moved out below
+        let taken = Mutex(0)
+        Threads.run(workers) { _ in
+            while true {
+                let part = taken.withLock { next in
+                    defer { next += 1 }
+                    return next
+                }
+                guard part < parts else { return }
+                let range = starts[part]..<starts[part + 1]
+                var parser = part == 0 ? Parser(reader: self, file: file)
+                    : Parser(reader: self, file: file, continuingCalendarAt: range.lowerBound, line: firstLines[part])
+                do throws(ICalError) {
+                    try parser.feed(UnsafeBufferPointer(rebasing: buffer[range]), isLast: part == parts - 1)
+                    slots[part] = parser
+                } catch {
+                    slots[part] = nil   // strict mode's first error: the read from start to end throws it
+                }
             }
-            do throws(ICalError) {
-                try parser.feed(UnsafeBufferPointer(rebasing: buffer[range]), isLast: part == starts.count - 2)
-                slots[part] = parser
-            } catch {
-                slots[part] = nil   // strict mode's first error: the read from start to end throws it
-            }
         }
-        return Self.join(Array(slots), limits: limits)
+        var parsers: [Parser?] = []
+        parsers.reserveCapacity(parts)
+        for part in 0..<parts { parsers.append(slots.moveElement(from: part)) }
+        return Self.join(&parsers, limits: limits)
     }
 
     /// The parts' trees and diagnostics as one read's, or nil when they may differ from it.
-    private static func join(_ parts: [Parser?], limits: Limits) -> ReadResult? {
+    /// The parsers are emptied: their trees move into the result.
+    private static func join(_ parts: inout [Parser?], limits: Limits) -> ReadResult? {
         var calendars: [Component] = []
         var diagnostics: [Diagnostic] = []
         var open: Component?
         var components = 0
-        for (index, part) in parts.enumerated() {
-            guard let part, !part.stopped, !part.continuationBroken else { return nil }
-            diagnostics += part.diagnostics
-            components += part.componentCount
-            var closed = part.calendars
+        for index in parts.indices {
+            // Read in place: a copy of the parser would share its trees, which would then be
+            // copied when they grow.
+            guard parts[index] != nil, !parts[index]!.stopped, !parts[index]!.continuationBroken else { return nil }
+            diagnostics += parts[index]!.diagnostics
+            components += parts[index]!.componentCount
+            var closed = parts[index]!.takeCalendars()
             var stillOpen: Component?
             if index < parts.count - 1 {
-                guard let calendar = part.openCalendar else { return nil }
+                guard let calendar = parts[index]!.takeOpenCalendar() else { return nil }
                 stillOpen = calendar
             }
-            if var merged = open {
+            if var merged = open.take() {
                 // This part's first VCALENDAR is the one the part before it left open.
-                let continued = closed.isEmpty ? stillOpen! : closed[0]
+                let continued = closed.isEmpty ? stillOpen.take()! : closed[0]
                 merged.properties += continued.properties
                 merged.components += continued.components
                 guard merged.properties.count < limits.maxPropertiesPerComponent else { return nil }
@@ -165,8 +196,12 @@ extension ICalReader {
 /// Threads for work split in parts, without Dispatch (ICalKit needs neither Foundation nor
 /// Dispatch).
 enum Threads {
-    /// The cores online.
-    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    /// The cores work is split over: those online, or ``cores`` when set.
+    static var processorCount: Int { cores ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// The number of cores to assume instead of those online (1: no work is split). A
+    /// task-local value, for tests (`Threads.$cores.withValue(1) { … }`).
+    @TaskLocal static var cores: Int?
 
     /// One part's work, handed to its thread.
     private final class Job: @unchecked Sendable {

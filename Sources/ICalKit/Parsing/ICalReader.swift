@@ -224,6 +224,20 @@ struct Parser {
         continuationOpen = true
     }
 
+    /// The calendars closed, handed over (the parser keeps none, so that the caller's copy
+    /// is the only one and grows in place).
+    mutating func takeCalendars() -> [Component] {
+        defer { calendars = [] }
+        return calendars
+    }
+
+    /// ``openCalendar``, handed over likewise (nothing stays open here).
+    mutating func takeOpenCalendar() -> Component? {
+        guard let calendar = openCalendar else { return nil }
+        stack.removeAll()
+        return calendar
+    }
+
     /// The VCALENDAR open where this part ended, if the part ended as a read in parts needs
     /// the next part to start: inside one VCALENDAR named `VCALENDAR` (as written), begun
     /// by a BEGIN line, with nothing below it open or being skipped, and still reading.

@@ -203,6 +203,10 @@ extension OccurrenceQuery {
         @exclusivity(unchecked) private var found: [(source: Int, group: Int, diagnostic: Diagnostic)] = []
         @exclusivity(unchecked) private var finished = false
 
+        /// The calendars read, as the query reads them (with X-WR-TIMEZONE applied): the
+        /// cursors' sets hold parts of them.
+        @exclusivity(unchecked) private var calendars: [Component] = []
+
         init(query: OccurrenceQuery, sources: [Source]) {
             for (index, var source) in sources.enumerated() {
                 if source.calendar.property(.calendarTimeZone) != nil {
@@ -210,34 +214,80 @@ extension OccurrenceQuery {
                 }
                 let resolver = TimeZoneResolver(calendar: source.calendar, file: source.name)
                 for diagnostic in resolver.diagnostics { found.append((index, -1, diagnostic)) }
-                let state = SourceState(name: source.name, resolver: resolver)
-                let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
                 let grouping = RecurrenceSet.Grouping(source.calendar.components, kinds: query.kinds)
-                for group in grouping.groups.indices {
-                    // Most components of a large calendar are single events and series far from
-                    // the window: skip them before building a set, an expander and candidate streams.
-                    if grouping.isLone(group),
-                       RecurrenceSet.loneComponentMisses(grouping.components[Int(grouping.groups[group].first)],
-                                                         window: query.window, floatingZone: query.floatingZone,
-                                                         budget: query.budget, zoneLookup: lookup) {
-                        continue
-                    }
-                    var set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
-                    if query.includesCancelled { set = set.includingCancelledInstances() }
-                    // Likewise a series whose overrides (and instances) all miss the window.
-                    if OccurrenceExpander.setMisses(set, window: query.window, floatingZone: query.floatingZone,
-                                                    budget: query.budget) {
-                        continue
-                    }
-                    let cursor = Cursor(set: set, query: query, state: state, source: index, group: group)
-                    if cursor.refill() {
+                for (cursor, hasHead) in Self.cursors(grouping, query: query, source: index, name: source.name,
+                                                      resolver: resolver) {
+                    if hasHead {
                         cursors.append(cursor)
                         push(cursors.count - 1)
                     } else {
                         note(cursor)
                     }
                 }
+                calendars.append(source.calendar)
             }
+        }
+
+        /// A cursor, with its first batch taken, for each group at least one occurrence of
+        /// which may be in the query's window, in order, and whether the cursor has one.
+        ///
+        /// Most components of a large calendar are single events and series far from the
+        /// window: they are passed over before a set, an expander and candidate streams are
+        /// built for them, and a series is passed over when its overrides (and instances) all
+        /// miss the window. A calendar of many groups is looked at in parts, one per core: the
+        /// checks and expansions read the components and resolve zones, and each part has a
+        /// source state (the last zone resolved) of its own; nothing else is shared.
+        private static func cursors(_ grouping: RecurrenceSet.Grouping, query: OccurrenceQuery, source: Int,
+                                    name: String?, resolver: TimeZoneResolver) -> [(cursor: Cursor, hasHead: Bool)] {
+            let lookup: @Sendable (String) -> (any TimeZoneRules)? = { resolver.resolve($0)?.rules }
+            // Sendable: what the parts share is checked to be safe to share.
+            @Sendable func look(at groups: Range<Int>) -> [(cursor: Cursor, hasHead: Bool)] {
+                let state = SourceState(name: name, resolver: resolver)
+                var found: [(cursor: Cursor, hasHead: Bool)] = []
+                for group in groups {
+                    let set: RecurrenceSet
+                    if grouping.isLone(group) {
+                        if RecurrenceSet.loneComponentMisses(grouping.first(of: group),
+                                                             window: query.window, floatingZone: query.floatingZone,
+                                                             budget: query.budget, zoneLookup: lookup) {
+                            continue
+                        }
+                        set = Self.set(of: group, in: grouping, query: query, zoneLookup: lookup)
+                    } else {
+                        set = Self.set(of: group, in: grouping, query: query, zoneLookup: lookup)
+                        if OccurrenceExpander.setMisses(set, window: query.window, floatingZone: query.floatingZone,
+                                                        budget: query.budget) {
+                            continue
+                        }
+                    }
+                    let cursor = Cursor(set: set, query: query, state: state, source: source, group: group)
+                    found.append((cursor, cursor.refill()))
+                }
+                return found
+            }
+            let count = grouping.groups.count
+            let parts = Swift.min(Threads.processorCount, ICalReader.maxParts, count / Self.groupsPerPart)
+            guard parts > 1 else { return look(at: 0..<count) }
+            let found = UnsafeMutableBufferPointer<[(cursor: Cursor, hasHead: Bool)]>.allocate(capacity: parts)
+            found.initialize(repeating: [])
+            defer {
+                found.deinitialize()
+                found.deallocate()
+            }
+            Threads.run(parts) { part in
+                found[part] = look(at: (count * part / parts)..<(count * (part + 1) / parts))
+            }
+            return Array(found.joined())
+        }
+
+        /// The fewest groups looked at in a part of their own (below twice as many, one part).
+        static let groupsPerPart = 4_096
+
+        /// The recurrence set of a group, as the query expands it.
+        private static func set(of group: Int, in grouping: RecurrenceSet.Grouping, query: OccurrenceQuery,
+                                zoneLookup lookup: @escaping @Sendable (String) -> (any TimeZoneRules)?) -> RecurrenceSet {
+            let set = RecurrenceSet(entries: grouping.entries(of: group), zoneLookup: lookup)
+            return query.includesCancelled ? set.includingCancelledInstances() : set
         }
 
         /// The next match in the query's order, or nil when there are no more.

@@ -32,7 +32,7 @@ extension RecurrenceSet {
         var groups: [SpanGroup] = []
         groups.reserveCapacity(grouping.groups.count)
         for group in grouping.groups.indices {
-            let first = grouping.components[Int(grouping.groups[group].first)]
+            let first = grouping.first(of: group)
             if grouping.isLone(group), first.fields.recurrenceIdentifier == nil, first.fields.recurs {
                 groups.append(.loneMaster(first.component))
             } else if grouping.isLone(group), budget.maximumOccurrences >= 1,

@@ -148,13 +148,29 @@ public struct RecurrenceSet: Sendable {
     /// Components grouped by kind and UID, held flat: one entry per component and a chain
     /// of entry positions per group, so that a calendar of 100,000 single events costs no
     /// array per group.
+    ///
+    /// A large calendar's components are classified in parts, one per core: each one's kind,
+    /// fields and the hash of its kind and UID. Only then are they grouped in order, by those
+    /// hashes in a table of entry positions: the components themselves are read again only
+    /// to compare the UIDs of two entries whose hashes are equal.
     struct Grouping {
-        /// The components grouped, with their fields, in the order given.
-        private(set) var components: [(component: Component, fields: ComponentFields)] = []
+        /// The components given.
+        private let all: [Component]
+        /// Each entry's position in `all` and fields, in the order given.
+        private var entries: [(position: Int32, fields: ComponentFields)] = []
         /// Each group's first and last entry, in the order each group first appears.
         private(set) var groups: [(first: Int32, last: Int32)] = []
         /// The entry after each entry in its group, or -1.
         private var next: [Int32] = []
+
+        /// One classified component.
+        private struct Classified {
+            var position: Int32
+            var kind: UInt8
+            var fields: ComponentFields
+            /// The hash of the kind and UID (consistent with `String` equality), when there is a UID.
+            var hash: Int?
+        }
 
         private struct Key: Hashable {
             let kind: UInt8
@@ -163,46 +179,114 @@ public struct RecurrenceSet: Sendable {
 
         /// Groups VEVENT, VTODO and VJOURNAL components (only those of `kinds`, when given).
         init(_ all: [Component], kinds: Set<ComponentKind>? = nil) {
+            self.all = all
             let wanted = [ComponentKind.event, .todo, .journal].map { kinds?.contains($0) ?? true }
-            components.reserveCapacity(all.count)
-            groups.reserveCapacity(all.count)
-            next.reserveCapacity(all.count)
-            var indices: [Key: Int32] = [:]
-            indices.reserveCapacity(all.count)
-            for component in all {
-                let name = component.name
-                let kind: UInt8
-                if ASCII.equalsIgnoringCase(name, "VEVENT") { kind = 0 }
-                else if ASCII.equalsIgnoringCase(name, "VTODO") { kind = 1 }
-                else if ASCII.equalsIgnoringCase(name, "VJOURNAL") { kind = 2 }
-                else { continue }
-                guard wanted[Int(kind)] else { continue }
-                let fields = ComponentFields(component)
-                let entry = Int32(truncatingIfNeeded: components.count)
-                components.append((component, fields))
-                next.append(-1)
-                if let uid = component.property(at: fields.uid)?.rawValue {
-                    let key = Key(kind: kind, uid: uid)
-                    if let group = indices[key] {
-                        next[Int(groups[Int(group)].last)] = entry
-                        groups[Int(group)].last = entry
-                        continue
+            let classified = Self.classified(all, wanted: wanted)
+            let count = classified.reduce(0) { $0 + $1.count }
+            entries.reserveCapacity(count)
+            groups.reserveCapacity(count)
+            next.reserveCapacity(count)
+            // Open addressing: each slot holds a group's hash and number (-1: free), at most
+            // half of them used.
+            var capacity = 16
+            while capacity < 2 * count { capacity <<= 1 }
+            let mask = capacity - 1
+            var table = [(hash: Int, group: Int32)](repeating: (0, -1), count: capacity)
+            var kinds: [UInt8] = []
+            kinds.reserveCapacity(count)
+            for part in classified {
+                for item in part {
+                    let entry = Int32(truncatingIfNeeded: entries.count)
+                    entries.append((item.position, item.fields))
+                    kinds.append(item.kind)
+                    next.append(-1)
+                    if let hash = item.hash {
+                        var slot = hash & mask   // a Hasher's value is mixed already
+                        var found: Int32 = -1
+                        while table[slot].group >= 0 {
+                            if table[slot].hash == hash {
+                                let group = table[slot].group
+                                let first = Int(groups[Int(group)].first)
+                                if kinds[first] == item.kind, uid(of: first) == uid(of: Int(entry)) {
+                                    found = group
+                                    break
+                                }
+                            }
+                            slot = (slot + 1) & mask
+                        }
+                        if found >= 0 {
+                            next[Int(groups[Int(found)].last)] = entry
+                            groups[Int(found)].last = entry
+                            continue
+                        }
+                        table[slot] = (hash, Int32(truncatingIfNeeded: groups.count))
                     }
-                    indices[key] = Int32(truncatingIfNeeded: groups.count)
+                    groups.append((entry, entry))
                 }
-                groups.append((entry, entry))
             }
+        }
+
+        /// The UID of an entry's component.
+        private func uid(of entry: Int) -> String? {
+            all[Int(entries[entry].position)].property(at: entries[entry].fields.uid)?.rawValue
+        }
+
+        /// The fewest components classified in a part of their own (below twice as many, one
+        /// part).
+        static let componentsPerPart = 4_096
+
+        /// Each component of a wanted kind, classified, in order: for a large calendar in
+        /// parts, one per core.
+        private static func classified(_ all: [Component], wanted: [Bool]) -> [[Classified]] {
+            func classify(_ range: Range<Int>) -> [Classified] {
+                var found: [Classified] = []
+                found.reserveCapacity(range.count)
+                for position in range {
+                    let name = all[position].name
+                    let kind: UInt8
+                    if ASCII.equalsIgnoringCase(name, "VEVENT") { kind = 0 }
+                    else if ASCII.equalsIgnoringCase(name, "VTODO") { kind = 1 }
+                    else if ASCII.equalsIgnoringCase(name, "VJOURNAL") { kind = 2 }
+                    else { continue }
+                    guard wanted[Int(kind)] else { continue }
+                    let fields = ComponentFields(all[position])
+                    let hash = all[position].property(at: fields.uid).map { Key(kind: kind, uid: $0.rawValue).hashValue }
+                    found.append(Classified(position: Int32(truncatingIfNeeded: position), kind: kind, fields: fields, hash: hash))
+                }
+                return found
+            }
+            let count = all.count
+            let parts = min(Threads.processorCount, ICalReader.maxParts, count / componentsPerPart)
+            guard parts > 1 else { return [classify(0..<count)] }
+            let found = UnsafeMutableBufferPointer<[Classified]>.allocate(capacity: parts)
+            found.initialize(repeating: [])
+            defer {
+                found.deinitialize()
+                found.deallocate()
+            }
+            Threads.run(parts) { part in found[part] = classify((count * part / parts)..<(count * (part + 1) / parts)) }
+            return Array(found)
         }
 
         /// Whether a group holds one component only.
         func isLone(_ group: Int) -> Bool { groups[group].first == groups[group].last }
+
+        /// A group's first component, with its fields.
+        func first(of group: Int) -> (component: Component, fields: ComponentFields) {
+            entry(Int(groups[group].first))
+        }
+
+        /// An entry's component, with its fields.
+        private func entry(_ index: Int) -> (component: Component, fields: ComponentFields) {
+            (all[Int(entries[index].position)], entries[index].fields)
+        }
 
         /// The components of a group, in the order given.
         func entries(of group: Int) -> [(component: Component, fields: ComponentFields)] {
             var result: [(component: Component, fields: ComponentFields)] = []
             var entry = groups[group].first
             while entry >= 0 {
-                result.append(components[Int(entry)])
+                result.append(self.entry(Int(entry)))
                 entry = next[Int(entry)]
             }
             return result

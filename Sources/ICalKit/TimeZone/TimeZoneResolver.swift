@@ -129,51 +129,34 @@ public struct TimeZoneResolver: Sendable {
         self.embeddedTimeZones = embedded
 
         // Every TZID the calendar uses, with its first property and number of uses, and the
-        // years its values span. This visits every property of the calendar, so it reads in
-        // place (most properties have no parameters and are passed over without a copy) and
-        // keeps one slot per TZID, found again by comparing with the last TZID seen.
-        var slots: [String: Int] = [:]
-        var slotUses: [(line: Int, component: String, property: String, count: Int)] = []
-        var slotYears: [(lower: Int, upper: Int)?] = []
-        var order: [String] = []
-        var last: (tzid: String, slot: Int)?
-        func walk(_ component: Component) {
-            guard !component.matches(.timeZone) else { return }
-            var recurs: Bool?
-            component.properties.withUnsafeBufferPointer { properties in
-                for index in properties.indices where !properties[index].parameters.isEmpty {
-                    guard let tzid = properties[index][parameter: .timeZoneIdentifier] else { continue }
-                    let isRecurring = recurs ?? (component.property(.recurrenceRule) != nil)
-                    recurs = isRecurring
-                    let slot: Int
-                    if let last, last.tzid == tzid {
-                        slot = last.slot
-                        slotUses[slot].count += 1
-                    } else if let known = slots[tzid] {
-                        slot = known
-                        slotUses[slot].count += 1
-                    } else {
-                        slot = slotUses.count
-                        slots[tzid] = slot
-                        slotUses.append((properties[index].line ?? component.line ?? 0, component.name, properties[index].name, 1))
-                        slotYears.append(nil)
-                        order.append(tzid)
-                    }
-                    last = (tzid, slot)
-                    Self.forEachLeadingYear(properties[index].rawValue) { year in
-                        let known = slotYears[slot]
-                        slotYears[slot] = (min(known?.lower ?? year, year), max(known?.upper ?? year, isRecurring ? Int.max : year))
-                    }
+        // years its values span (the children of a large calendar in parts, one per core).
+        var walk = TZIDUses()
+        walk.visit(calendar, children: false)
+        if !calendar.matches(.timeZone) {
+            let children = calendar.components
+            let count = children.count
+            let parts = min(Threads.processorCount, ICalReader.maxParts, count / TZIDUses.componentsPerPart)
+            if parts > 1 {
+                let found = UnsafeMutableBufferPointer<TZIDUses>.allocate(capacity: parts)
+                found.initialize(repeating: TZIDUses())
+                defer {
+                    found.deinitialize()
+                    found.deallocate()
                 }
+                Threads.run(parts) { part in
+                    for index in (count * part / parts)..<(count * (part + 1) / parts) { found[part].visit(children[index]) }
+                }
+                for part in found { walk.add(part) }
+            } else {
+                for child in children { walk.visit(child) }
             }
-            for child in component.components.indices { walk(component.components[child]) }
         }
-        walk(calendar)
+        let order = walk.order
         var uses: [String: (line: Int, component: String, property: String, count: Int)] = [:]
         var years: [String: (lower: Int, upper: Int)] = [:]
-        for (tzid, slot) in slots {
-            uses[tzid] = slotUses[slot]
-            years[tzid] = slotYears[slot]
+        for (tzid, slot) in walk.slots {
+            uses[tzid] = walk.slotUses[slot]
+            years[tzid] = walk.slotYears[slot]
         }
 
         // An embedded VTIMEZONE under an IANA name is compared with tzdata over the years the
@@ -397,5 +380,79 @@ extension Character {
 extension Substring {
     fileprivate func trimmingPrefixSpaces() -> String {
         String(drop { $0 == " " })
+    }
+}
+
+/// The TZIDs a calendar's properties use, in the order first used: for each, its first
+/// property, the number of uses, and the years its values span (to the end of time for a
+/// recurring component's). Parts visited apart and added in order give what one visit of
+/// the whole gives.
+struct TZIDUses {
+    /// The fewest components visited in a part of their own (below twice as many, one part).
+    static let componentsPerPart = 4_096
+
+    private(set) var slots: [String: Int] = [:]
+    private(set) var slotUses: [(line: Int, component: String, property: String, count: Int)] = []
+    private(set) var slotYears: [(lower: Int, upper: Int)?] = []
+    private(set) var order: [String] = []
+    private var last: (tzid: String, slot: Int)?
+
+    /// Visits a component's properties and, with `children`, those of the components below
+    /// it; a VTIMEZONE and what is below it are passed over. This reads every property of a
+    /// calendar, so it reads in place (most properties have no parameters and are passed over
+    /// without a copy) and finds a TZID's slot again by comparing with the last TZID seen.
+    mutating func visit(_ component: Component, children: Bool = true) {
+        guard !component.matches(.timeZone) else { return }
+        var recurs: Bool?
+        component.properties.withUnsafeBufferPointer { properties in
+            for index in properties.indices where !properties[index].parameters.isEmpty {
+                guard let tzid = properties[index][parameter: .timeZoneIdentifier] else { continue }
+                let isRecurring = recurs ?? (component.property(.recurrenceRule) != nil)
+                recurs = isRecurring
+                let slot: Int
+                if let last, last.tzid == tzid {
+                    slot = last.slot
+                    slotUses[slot].count += 1
+                } else if let known = slots[tzid] {
+                    slot = known
+                    slotUses[slot].count += 1
+                } else {
+                    slot = slotUses.count
+                    slots[tzid] = slot
+                    slotUses.append((properties[index].line ?? component.line ?? 0, component.name, properties[index].name, 1))
+                    slotYears.append(nil)
+                    order.append(tzid)
+                }
+                last = (tzid, slot)
+                TimeZoneResolver.forEachLeadingYear(properties[index].rawValue) { year in
+                    slotYears[slot] = Self.spanning(slotYears[slot], (year, isRecurring ? Int.max : year))
+                }
+            }
+        }
+        guard children else { return }
+        for child in component.components.indices { visit(component.components[child]) }
+    }
+
+    /// Adds the uses of what follows what this has visited.
+    mutating func add(_ other: TZIDUses) {
+        for tzid in other.order {
+            guard let theirs = other.slots[tzid] else { continue }
+            if let mine = slots[tzid] {
+                slotUses[mine].count += other.slotUses[theirs].count
+                if let span = other.slotYears[theirs] { slotYears[mine] = Self.spanning(slotYears[mine], span) }
+            } else {
+                slots[tzid] = slotUses.count
+                slotUses.append(other.slotUses[theirs])
+                slotYears.append(other.slotYears[theirs])
+                order.append(tzid)
+            }
+        }
+        last = nil
+    }
+
+    /// The years from the lower of two spans' first to the higher of their last.
+    private static func spanning(_ known: (lower: Int, upper: Int)?, _ more: (lower: Int, upper: Int)) -> (lower: Int, upper: Int) {
+        guard let known else { return more }
+        return (min(known.lower, more.lower), max(known.upper, more.upper))
     }
 }

@@ -88,7 +88,7 @@ import Testing
             let grouping = RecurrenceSet.Grouping(source.calendar.components, kinds: query.kinds)
             for group in grouping.groups.indices {
                 if grouping.isLone(group),
-                   RecurrenceSet.loneComponentMisses(grouping.components[Int(grouping.groups[group].first)], window: query.window,
+                   RecurrenceSet.loneComponentMisses(grouping.first(of: group), window: query.window,
                                                      floatingZone: query.floatingZone, budget: query.budget, zoneLookup: lookup) {
                     continue
                 }
