@@ -227,7 +227,7 @@ public struct CalendarRepair: Sendable {
         // Only components that have a floating DATE-TIME are written to: a large calendar's
         // tree is shared with the caller's, and writing to a component copies its arrays.
         let count = calendar.components.count
-        let parts = min(Threads.processorCount, ICalReader.maxParts, count / componentsPerPart)
+        let parts = Threads.parts(of: count, minimum: componentsPerPart)
         guard report == nil, parts > 1 else {
             for index in calendar.components.indices
             where !calendar.components[index].matches(.timeZone) && takesCalendarTimeZone(calendar.components[index]) {
@@ -239,7 +239,7 @@ public struct CalendarRepair: Sendable {
         // per core: each part writes to its own components only.
         calendar.components.withUnsafeMutableBufferPointer { components in
             Threads.run(parts) { part in
-                for index in (count * part / parts)..<(count * (part + 1) / parts)
+                for index in Threads.range(part, of: parts, in: count)
                 where !components[index].matches(.timeZone) && takesCalendarTimeZone(components[index]) {
                     applyCalendarTimeZone(zone, to: &components[index], report: nil)
                 }

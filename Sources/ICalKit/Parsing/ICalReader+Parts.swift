@@ -213,6 +213,29 @@ enum Threads {
         }
     }
 
+    /// How many parts `count` items are split into, each of at least `minimum` (below twice
+    /// as many, one part): at most one per core, and at most ``ICalReader/maxParts``.
+    static func parts(of count: Int, minimum: Int) -> Int {
+        min(processorCount, ICalReader.maxParts, count / max(minimum, 1))
+    }
+
+    /// The items of part `part` when `count` items are split into `parts` about equal parts.
+    static func range(_ part: Int, of parts: Int, in count: Int) -> Range<Int> {
+        (count * part / parts)..<(count * (part + 1) / parts)
+    }
+
+    /// `body` of every index of `0..<count`, run as ``run(_:_:)`` runs them, in index order.
+    static func map<Result>(_ count: Int, _ body: (Int) -> Result) -> [Result] {
+        let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
+        results.initialize(repeating: nil)
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        run(count) { index in results[index] = body(index) }
+        return results.map { $0! }
+    }
+
     /// Runs the job a thread was started with.
     private static func perform(_ context: UnsafeMutableRawPointer) {
         let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()

@@ -266,18 +266,9 @@ extension OccurrenceQuery {
                 return found
             }
             let count = grouping.groups.count
-            let parts = Swift.min(Threads.processorCount, ICalReader.maxParts, count / Self.groupsPerPart)
+            let parts = Threads.parts(of: count, minimum: Self.groupsPerPart)
             guard parts > 1 else { return look(at: 0..<count) }
-            let found = UnsafeMutableBufferPointer<[(cursor: Cursor, hasHead: Bool)]>.allocate(capacity: parts)
-            found.initialize(repeating: [])
-            defer {
-                found.deinitialize()
-                found.deallocate()
-            }
-            Threads.run(parts) { part in
-                found[part] = look(at: (count * part / parts)..<(count * (part + 1) / parts))
-            }
-            return Array(found.joined())
+            return Array(Threads.map(parts) { part in look(at: Threads.range(part, of: parts, in: count)) }.joined())
         }
 
         /// The fewest groups looked at in a part of their own (below twice as many, one part).

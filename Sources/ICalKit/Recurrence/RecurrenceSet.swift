@@ -255,17 +255,9 @@ public struct RecurrenceSet: Sendable {
                 }
                 return found
             }
-            let count = all.count
-            let parts = min(Threads.processorCount, ICalReader.maxParts, count / componentsPerPart)
-            guard parts > 1 else { return [classify(0..<count)] }
-            let found = UnsafeMutableBufferPointer<[Classified]>.allocate(capacity: parts)
-            found.initialize(repeating: [])
-            defer {
-                found.deinitialize()
-                found.deallocate()
-            }
-            Threads.run(parts) { part in found[part] = classify((count * part / parts)..<(count * (part + 1) / parts)) }
-            return Array(found)
+            let parts = Threads.parts(of: all.count, minimum: componentsPerPart)
+            guard parts > 1 else { return [classify(0..<all.count)] }
+            return Threads.map(parts) { part in classify(Threads.range(part, of: parts, in: all.count)) }
         }
 
         /// Whether a group holds one component only.

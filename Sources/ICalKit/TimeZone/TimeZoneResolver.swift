@@ -134,17 +134,12 @@ public struct TimeZoneResolver: Sendable {
         walk.visit(calendar, children: false)
         if !calendar.matches(.timeZone) {
             let children = calendar.components
-            let count = children.count
-            let parts = min(Threads.processorCount, ICalReader.maxParts, count / TZIDUses.componentsPerPart)
+            let parts = Threads.parts(of: children.count, minimum: TZIDUses.componentsPerPart)
             if parts > 1 {
-                let found = UnsafeMutableBufferPointer<TZIDUses>.allocate(capacity: parts)
-                found.initialize(repeating: TZIDUses())
-                defer {
-                    found.deinitialize()
-                    found.deallocate()
-                }
-                Threads.run(parts) { part in
-                    for index in (count * part / parts)..<(count * (part + 1) / parts) { found[part].visit(children[index]) }
+                let found = Threads.map(parts) { part in
+                    var uses = TZIDUses()
+                    for index in Threads.range(part, of: parts, in: children.count) { uses.visit(children[index]) }
+                    return uses
                 }
                 for part in found { walk.add(part) }
             } else {
