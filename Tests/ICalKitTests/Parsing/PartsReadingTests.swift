@@ -30,19 +30,8 @@ import Testing
         }
     }
 
-    /// A small deterministic generator (the tests must not depend on the run).
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ range: Range<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-        mutating func chance(_ percent: Int) -> Bool { int(0..<100) < percent }
-    }
+    /// The tests' reproducible generator.
+    typealias Generator = OccurrenceStreamTests.Random
 
     /// A calendar's lines: events with alarms, folds, X- properties and non-ASCII text,
     /// and with `damage` a share of broken lines and structure.
@@ -55,20 +44,20 @@ import Testing
             "begin:vevent", "SUMMARY;LANGUAGE=de:\u{FEFF}x", "CATEGORIES:a,b", "END:VEVENT",
         ]
         for index in 0..<events {
-            if damage > 0 && random.chance(damage) { lines.append(broken[random.int(0..<broken.count)]) }
+            if damage > 0 && random.chance(damage) { lines.append(random.pick(broken)) }
             let kind = random.chance(3) ? "VTODO" : "VEVENT"
             lines.append("BEGIN:" + kind)
             lines.append("UID:event-\(index)@parts")
             lines.append("DTSTAMP:20240101T000000Z")
-            lines.append("DTSTART;TZID=Europe/Berlin:2024\(String(format2: random.int(1..<13)))\(String(format2: random.int(1..<29)))T100000")
-            if random.chance(30) { lines.append("RRULE:FREQ=WEEKLY;COUNT=\(random.int(1..<20))") }
-            let summary = "Lesson \(index) " + String(repeating: "größer ", count: random.int(0..<30))
+            lines.append("DTSTART;TZID=Europe/Berlin:2024\(OccurrenceStreamTests.two(random.int(1...12)))\(OccurrenceStreamTests.two(random.int(1...28)))T100000")
+            if random.chance(30) { lines.append("RRULE:FREQ=WEEKLY;COUNT=\(random.int(1...19))") }
+            let summary = "Lesson \(index) " + String(repeating: "größer ", count: random.int(0...29))
             lines.append("SUMMARY:" + summary)
             if random.chance(20) { lines.append("X-OPENEVENTKIT-TEST;X-P=\"a;b\":\(index)") }
             if random.chance(15) {
                 lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT15M", "DESCRIPTION:Reminder", "END:VALARM"]
             }
-            if damage > 0 && random.chance(damage) { lines.append(broken[random.int(0..<broken.count)]) }
+            if damage > 0 && random.chance(damage) { lines.append(random.pick(broken)) }
             if !(damage > 0 && random.chance(damage / 2 + 1)) { lines.append("END:" + kind) }
             if random.chance(2) { lines.append("X-LATE-CALENDAR-PROPERTY:\(index)") }
             if random.chance(1) { lines += ["END:VCALENDAR", "BEGIN:VCALENDAR", "VERSION:2.0"] }
@@ -194,8 +183,8 @@ import Testing
         var random = Generator(state: 99)
         let alphabet: [UInt8] = [0x0D, 0x0A, 0x41, 0x20, 0x0D, 0x0A]
         for _ in 0..<500 {
-            let bytes = (0..<random.int(0..<70)).map { _ in alphabet[random.int(0..<alphabet.count)] }
-            let next = alphabet[random.int(0..<alphabet.count)]
+            let bytes = (0..<random.int(0...69)).map { _ in random.pick(alphabet) }
+            let next = random.pick(alphabet)
             var expected = 0
             for (index, byte) in bytes.enumerated() {
                 if byte == 0x0A { expected += 1 }
@@ -213,9 +202,4 @@ import Testing
         let none = Array("BEGIN:VEVENT\nEND:VEVENT\nBEGIN:VEVENT".utf8)
         #expect(none.withUnsafeBufferPointer { ICalReader.splitPoint(in: $0, from: 0) } == nil)
     }
-}
-
-private extension String {
-    /// Two digits.
-    init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
 }
