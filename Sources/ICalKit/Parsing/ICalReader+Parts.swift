@@ -23,7 +23,8 @@ extension ICalReader {
     /// (`ICalReader.$partMinimum.withValue(1) { … }`).
     @TaskLocal static var partMinimum = 2 << 20
 
-    /// The most threads an input is read on (at most one per core).
+    /// The most threads an input is read on, and the most parts any work is split into (at
+    /// most one per core).
     static let maxParts = 8
 
     /// How many parts each thread has, so that a thread that finishes its part early takes
@@ -252,6 +253,12 @@ enum Threads {
             #else
             var threads: [pthread_t] = []
             #endif
+            // Each thread's stack as large as a main thread's usually is (musl's default
+            // is 128 KiB).
+            var attributes = pthread_attr_t()
+            pthread_attr_init(&attributes)
+            defer { pthread_attr_destroy(&attributes) }
+            pthread_attr_setstacksize(&attributes, 8 << 20)
             for index in 1..<max(count, 1) {
                 let job = Unmanaged.passRetained(Job(body: body, index: index))
                 #if canImport(Darwin)
@@ -260,9 +267,9 @@ enum Threads {
                 var thread = pthread_t()
                 #endif
                 #if canImport(Darwin)
-                let started = pthread_create(&thread, nil, { context in Threads.perform(context); return nil }, job.toOpaque())
+                let started = pthread_create(&thread, &attributes, { context in Threads.perform(context); return nil }, job.toOpaque())
                 #else
-                let started = pthread_create(&thread, nil, { context in Threads.perform(context!); return nil }, job.toOpaque())
+                let started = pthread_create(&thread, &attributes, { context in Threads.perform(context!); return nil }, job.toOpaque())
                 #endif
                 if started == 0 {
                     threads.append(thread)
