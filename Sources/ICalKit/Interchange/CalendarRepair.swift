@@ -227,7 +227,7 @@ public struct CalendarRepair: Sendable {
         // Only components that have a floating DATE-TIME are written to: a large calendar's
         // tree is shared with the caller's, and writing to a component copies its arrays.
         let count = calendar.components.count
-        let parts = Threads.parts(of: count, minimum: componentsPerPart)
+        let parts = Threads.parts(of: count)
         guard report == nil, parts > 1 else {
             for index in calendar.components.indices
             where !calendar.components[index].matches(.timeZone) && takesCalendarTimeZone(calendar.components[index]) {
@@ -246,10 +246,6 @@ public struct CalendarRepair: Sendable {
             }
         }
     }
-
-    /// The fewest components given a calendar's zone in a part of their own (below twice as
-    /// many, one part).
-    static let componentsPerPart = 4_096
 
     /// Whether a component or one below it has a property X-WR-TIMEZONE gives a TZID.
     private static func takesCalendarTimeZone(_ component: Component) -> Bool {

@@ -23,17 +23,13 @@ extension ICalReader {
     /// (`ICalReader.$partMinimum.withValue(1) { … }`).
     @TaskLocal static var partMinimum = 2 << 20
 
-    /// The most threads an input is read on, and the most parts any work is split into (at
-    /// most one per core).
-    static let maxParts = 8
-
     /// How many parts each thread has, so that a thread that finishes its part early takes
     /// another rather than waits (one thread's memory comes slower than another's, and the
     /// lines before a part are counted first).
     static let partsPerThread = 4
 
     /// The number of parts to cut an input of at least two ``partMinimum``s into, whatever
-    /// the cores (nil: ``partsPerThread`` per core, on at most ``maxParts`` cores).
+    /// the cores (nil: ``partsPerThread`` per core, on at most ``Threads/maxParts`` cores).
     /// Task-local, for tests.
     @TaskLocal static var partCount: Int?
 
@@ -44,7 +40,7 @@ extension ICalReader {
         let minimum = max(Self.partMinimum, 1)
         let count = buffer.count
         guard count <= limits.maxInputSize, count >= 2 * minimum else { return nil }
-        let threads = min(Self.maxParts, Threads.processorCount)
+        let threads = Threads.parts(of: Threads.maxParts, minimum: 1)
         let wanted = Self.partCount ?? (threads > 1 ? min(threads * Self.partsPerThread, count / minimum) : 1)
         guard wanted > 1 else { return nil }
         var starts = [0]
@@ -191,101 +187,5 @@ extension ICalReader {
             index += 1
         }
         return lineFeeds + returns - pairs
-    }
-}
-
-/// Threads for work split in parts, without Dispatch (ICalKit needs neither Foundation nor
-/// Dispatch).
-enum Threads {
-    /// The cores work is split over: those online, or ``cores`` when set.
-    static var processorCount: Int { cores ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
-
-    /// The number of cores to assume instead of those online (1: no work is split). A
-    /// task-local value, for tests (`Threads.$cores.withValue(1) { … }`).
-    @TaskLocal static var cores: Int?
-
-    /// One part's work, handed to its thread.
-    private final class Job: @unchecked Sendable {
-        let body: (Int) -> Void
-        let index: Int
-        init(body: @escaping (Int) -> Void, index: Int) {
-            self.body = body
-            self.index = index
-        }
-    }
-
-    /// How many parts `count` items are split into, each of at least `minimum` (below twice
-    /// as many, one part): at most one per core, and at most ``ICalReader/maxParts``.
-    static func parts(of count: Int, minimum: Int) -> Int {
-        min(processorCount, ICalReader.maxParts, count / max(minimum, 1))
-    }
-
-    /// The items of part `part` when `count` items are split into `parts` about equal parts.
-    static func range(_ part: Int, of parts: Int, in count: Int) -> Range<Int> {
-        (count * part / parts)..<(count * (part + 1) / parts)
-    }
-
-    /// `body` of every index of `0..<count`, run as ``run(_:_:)`` runs them, in index order.
-    static func map<Result>(_ count: Int, _ body: (Int) -> Result) -> [Result] {
-        let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
-        results.initialize(repeating: nil)
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        run(count) { index in results[index] = body(index) }
-        return results.map { $0! }
-    }
-
-    /// Runs the job a thread was started with.
-    private static func perform(_ context: UnsafeMutableRawPointer) {
-        let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
-        job.body(job.index)
-    }
-
-    /// Runs `body` for every index of `0..<count`, index 0 on the calling thread and each
-    /// other on a thread of its own (or on the calling thread, when a thread cannot be
-    /// started), and returns when all have.
-    static func run(_ count: Int, _ body: (Int) -> Void) {
-        withoutActuallyEscaping(body) { body in
-            #if canImport(Darwin)
-            var threads: [pthread_t?] = []
-            #else
-            var threads: [pthread_t] = []
-            #endif
-            // Each thread's stack as large as a main thread's usually is (musl's default
-            // is 128 KiB).
-            var attributes = pthread_attr_t()
-            pthread_attr_init(&attributes)
-            defer { pthread_attr_destroy(&attributes) }
-            pthread_attr_setstacksize(&attributes, 8 << 20)
-            for index in 1..<max(count, 1) {
-                let job = Unmanaged.passRetained(Job(body: body, index: index))
-                #if canImport(Darwin)
-                var thread: pthread_t?
-                #else
-                var thread = pthread_t()
-                #endif
-                #if canImport(Darwin)
-                let started = pthread_create(&thread, &attributes, { context in Threads.perform(context); return nil }, job.toOpaque())
-                #else
-                let started = pthread_create(&thread, &attributes, { context in Threads.perform(context!); return nil }, job.toOpaque())
-                #endif
-                if started == 0 {
-                    threads.append(thread)
-                } else {
-                    job.release()
-                    body(index)
-                }
-            }
-            if count > 0 { body(0) }
-            for thread in threads {
-                #if canImport(Darwin)
-                if let thread { pthread_join(thread, nil) }
-                #else
-                pthread_join(thread, nil)
-                #endif
-            }
-        }
     }
 }

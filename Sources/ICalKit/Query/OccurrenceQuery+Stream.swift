@@ -266,13 +266,10 @@ extension OccurrenceQuery {
                 return found
             }
             let count = grouping.groups.count
-            let parts = Threads.parts(of: count, minimum: Self.groupsPerPart)
+            let parts = Threads.parts(of: count)
             guard parts > 1 else { return look(at: 0..<count) }
             return Array(Threads.map(parts) { part in look(at: Threads.range(part, of: parts, in: count)) }.joined())
         }
-
-        /// The fewest groups looked at in a part of their own (below twice as many, one part).
-        static let groupsPerPart = 4_096
 
         /// The recurrence set of a group, as the query expands it.
         private static func set(of group: Int, in grouping: RecurrenceSet.Grouping, query: OccurrenceQuery,

@@ -231,10 +231,6 @@ public struct RecurrenceSet: Sendable {
             all[Int(entries[entry].position)].property(at: entries[entry].fields.uid)?.rawValue
         }
 
-        /// The fewest components classified in a part of their own (below twice as many, one
-        /// part).
-        static let componentsPerPart = 4_096
-
         /// Each component of a wanted kind, classified, in order: for a large calendar in
         /// parts, one per core.
         private static func classified(_ all: [Component], wanted: [Bool]) -> [[Classified]] {
@@ -255,7 +251,7 @@ public struct RecurrenceSet: Sendable {
                 }
                 return found
             }
-            let parts = Threads.parts(of: all.count, minimum: componentsPerPart)
+            let parts = Threads.parts(of: all.count)
             guard parts > 1 else { return [classify(0..<all.count)] }
             return Threads.map(parts) { part in classify(Threads.range(part, of: parts, in: all.count)) }
         }

@@ -134,7 +134,7 @@ public struct TimeZoneResolver: Sendable {
         walk.visit(calendar, children: false)
         if !calendar.matches(.timeZone) {
             let children = calendar.components
-            let parts = Threads.parts(of: children.count, minimum: TZIDUses.componentsPerPart)
+            let parts = Threads.parts(of: children.count)
             if parts > 1 {
                 let found = Threads.map(parts) { part in
                     var uses = TZIDUses()
@@ -383,9 +383,6 @@ extension Substring {
 /// recurring component's). Parts visited apart and added in order give what one visit of
 /// the whole gives.
 struct TZIDUses {
-    /// The fewest components visited in a part of their own (below twice as many, one part).
-    static let componentsPerPart = 4_096
-
     private(set) var slots: [String: Int] = [:]
     private(set) var slotUses: [(line: Int, component: String, property: String, count: Int)] = []
     private(set) var slotYears: [(lower: Int, upper: Int)?] = []
