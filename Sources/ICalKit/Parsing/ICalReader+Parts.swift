@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#else
-#error("Unsupported Platform")
-#endif
 import Synchronization
 
 // A large input is read in parts on every core (a few parts per core, each taken by the next
@@ -134,15 +125,14 @@ extension ICalReader {
     /// The first offset at or after `from` where a line `BEGIN:VEVENT` starts (after an LF),
     /// or nil.
     static func splitPoint(in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        guard let base = buffer.baseAddress else { return nil }
-        let marker: StaticString = "BEGIN:VEVENT"
-        let length = marker.utf8CodeUnitCount
+        // The few bytes from a part's planned start to the next event are read one by one.
+        let marker = Array("BEGIN:VEVENT".utf8)
         var position = from
-        while position < buffer.count {
-            guard let found = memchr(base + position, Int32(ASCII.lf), buffer.count - position) else { return nil }
-            let start = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-            if start + length < buffer.count, memcmp(base + start, marker.utf8Start, length) == 0,
-               buffer[start + length] == ASCII.cr || buffer[start + length] == ASCII.lf {
+        while let lineFeed = buffer[position...].firstIndex(of: ASCII.lf) {
+            let start = lineFeed + 1
+            if start + marker.count < buffer.count,
+               buffer[start..<(start + marker.count)].elementsEqual(marker),
+               buffer[start + marker.count] == ASCII.cr || buffer[start + marker.count] == ASCII.lf {
                 return start
             }
             position = start
