@@ -163,7 +163,7 @@ enum IndexSchema {
 
     /// Whether a database is empty: no schema object and no version (a new file).
     static func isEmpty(_ db: Database) throws -> Bool {
-        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+        let count = try Int.fetchOne(db.makeStatement(sql: "SELECT count(*) FROM sqlite_master")) ?? 0
         let version = try Int32.fetchOne(db.cachedStatement(sql: "PRAGMA user_version")) ?? 0
         return count == 0 && version == 0
     }
@@ -184,7 +184,7 @@ enum IndexSchema {
     /// What is wrong with a database as an index of this format version, or nil when it
     /// is one.
     static func problem(in db: Database) throws -> String? {
-        let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let application = try Int32.fetchOne(db.makeStatement(sql: "PRAGMA application_id")) ?? 0
         guard application == applicationIdentifier else {
             return "is not an OpenEventKit index (application_id \(application))"
         }
@@ -194,7 +194,7 @@ enum IndexSchema {
             return "has format version \(version), and this version of OpenEventKit uses \(formatVersion)"
         }
         var found: [String: (type: String, sql: String?)] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master") {
+        for row in try Row.fetchAll(db.makeStatement(sql: "SELECT type, name, sql FROM sqlite_master")) {
             found[row["name"]] = (row["type"], row["sql"])
         }
         let expected = Dictionary(uniqueKeysWithValues: objects.map { ($0.name, (type: $0.type, sql: Optional($0.sql))) })

@@ -379,7 +379,7 @@ extension StoreIndex {
         let weeks = OccurrenceCache.weeks(window)
         guard let filledWeeks = try fillMissingWeeks(weeks, zoneKey: zoneKey, zone: floatingZone) else { return nil }
         var result = try withDatabase { queue in
-            try queue.read { db in
+            try queue.reading { db in
                 try self.read(db, window: window, weeks: weeks, zoneKey: zoneKey, collections: collections, kinds: kinds)
             }
         }
@@ -413,7 +413,7 @@ extension StoreIndex {
     /// may be stale, and were not stored).
     func fillMissingWeeks(_ weeks: ClosedRange<Int64>, zoneKey: String, zone floatingZone: any TimeZoneRules) throws(StoreError) -> Int? {
         let store = self.store
-        var cache = try withDatabase { queue in try queue.read { db in try OccurrenceCache.State.read(db, store: store) } }
+        var cache = try withDatabase { queue in try queue.reading { db in try OccurrenceCache.State.read(db, store: store) } }
         if cache.isStale {
             try withDatabase { queue in
                 try queue.inTransaction(.immediate) { db in
@@ -421,7 +421,7 @@ extension StoreIndex {
                     return .commit
                 }
             }
-            cache = try withDatabase { queue in try queue.read { db in try OccurrenceCache.State.read(db, store: store) } }
+            cache = try withDatabase { queue in try queue.reading { db in try OccurrenceCache.State.read(db, store: store) } }
         }
         let cached = Set(cache.weeks[zoneKey] ?? [])
         let missing = weeks.filter { !cached.contains($0) }
@@ -447,7 +447,7 @@ extension StoreIndex {
                                    arguments: [OccurrenceCache.fingerprint(store: store)])
                     return .commit
                 }
-                return try queue.read { db in try OccurrenceCache.generation(db) == cache.generation }
+                return try queue.reading { db in try OccurrenceCache.generation(db) == cache.generation }
             }
             guard stored else { return nil }
         }

@@ -85,7 +85,7 @@ extension StoreIndex {
             var diagnostics: [Diagnostic] = []
         }
         let snapshot: Snapshot? = try withDatabase { queue in
-            try queue.read { db -> Snapshot? in
+            try queue.reading { db -> Snapshot? in
                 // One small statement says which of the larger ones to run: usually no item of
                 // the window is expanded by each query, and no item has diagnostics (each of
                 // those joins costs more to prepare than this whole statement).
@@ -111,10 +111,10 @@ extension StoreIndex {
                 // SQLite's own buffer of each value.
                 var stored: [Int64: (rowid: Int64, file: String?, count: Int)] = [:]
                 var largestInRow = 0
-                for row in try Row.fetchAll(db, sql: """
+                for row in try Row.fetchAll(db.makeStatement(sql: """
                     SELECT rowid, week, file, length FROM rendering
                     WHERE zone = ? AND style = ? AND generation = ? AND week BETWEEN ? AND ?
-                    """, arguments: [zoneKey, style, snapshot.generation, weeks.lowerBound, weeks.upperBound]) {
+                    """), arguments: [zoneKey, style, snapshot.generation, weeks.lowerBound, weeks.upperBound]) {
                     let file: String? = row[2], count: Int = row[3]
                     stored[row[1]] = (row[0], file, count)
                     if file == nil { largestInRow = max(largestInRow, count) }
