@@ -48,26 +48,20 @@ package enum FileIO {
             }
             if bytes.count < capacity { return bytes }
             // The file grew while it was read: the rest in pieces, as from a pipe.
-            if bytes.count > limit {
-                throw ICalError(.limitExceeded, "input is more than the limit of \(limit) bytes", file: path)
-            }
         }
         let chunk = 1 << 16
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
         defer { buffer.deallocate() }
-        while true {
+        while bytes.count <= limit {
             let count = read(descriptor, buffer.baseAddress, chunk)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw ICalError(.io, "cannot read: \(String(cString: strerror(errno)))", file: path)
             }
-            if count == 0 { break }
+            if count == 0 { return bytes }
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            if bytes.count > limit {
-                throw ICalError(.limitExceeded, "input is more than the limit of \(limit) bytes", file: path)
-            }
         }
-        return bytes
+        throw ICalError(.limitExceeded, "input is more than the limit of \(limit) bytes", file: path)
     }
 
     /// Writes a file atomically: a temporary file in the same folder, fsync, rename, and
