@@ -12,6 +12,10 @@
 #include <stddef.h>
 
 typedef size_t (*CCurl_data_callback)(char *data, size_t size, size_t count, void *context);
+/// CURLOPT_XFERINFOFUNCTION's callback: called often during a transfer and about once a
+/// second while nothing moves; a non-zero return ends the transfer.
+typedef int (*CCurl_progress_callback)(void *context, curl_off_t downloadTotal, curl_off_t downloaded,
+                                       curl_off_t uploadTotal, curl_off_t uploaded);
 
 /// The libcurl functions HTTPFunnel calls, resolved from the loaded library.
 typedef struct CCurl_library {
@@ -76,6 +80,10 @@ static inline CURLcode CCurl_setopt_list(const CCurl_library *library, CURL *han
 }
 
 static inline CURLcode CCurl_setopt_callback(const CCurl_library *library, CURL *handle, CURLoption option, CCurl_data_callback value) {
+    return library->easy_setopt(handle, option, value);
+}
+
+static inline CURLcode CCurl_setopt_progress(const CCurl_library *library, CURL *handle, CURLoption option, CCurl_progress_callback value) {
     return library->easy_setopt(handle, option, value);
 }
 

@@ -10,11 +10,19 @@ import Testing
     /// `none`, `fail-items` (500 for PUT and DELETE of hrefs with "fail" in them),
     /// `malformed` (a cut-off multistatus for PROPFIND and REPORT), `huge` (a 70 MiB answer to
     /// PROPFIND and REPORT), `drop/N` (after N more requests, close connections unanswered),
-    /// `rewrite` (a PUT is stored changed and answered without an ETag).
+    /// `rewrite` (a PUT is stored changed and answered without an ETag). The slow modes
+    /// (``CalDAVStallTests``) apply to PROPFIND, REPORT and the proxy's own feed,
+    /// `/feed.ics`: `silent` (no answer at all), `headers` (a status line and a
+    /// `Content-Length` of 100,000, then nothing), `trickle` (the same, then one byte every
+    /// half second), `think/N` (N seconds of nothing, then the answer) and `slow` (the answer
+    /// padded to 12 KiB and sent at 2.5 KiB/s). A stalled answer gives up after 90 s.
     static let proxy = #"""
-        import http.server, socket, sys, urllib.request, urllib.error
+        import http.server, socket, sys, time, urllib.request, urllib.error
         PORT, UPSTREAM = int(sys.argv[1]), sys.argv[2]
         STATE = {"mode": "none", "after": 0, "count": 0}
+        FEED = (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//OpenEventKit tests//EN\r\nX-WR-CALNAME:School\r\n"
+                b"BEGIN:VEVENT\r\nUID:feed-1@example\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261201T090000Z\r\n"
+                b"DURATION:PT1H\r\nSUMMARY:Assembly\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -25,6 +33,31 @@ import Testing
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+            def stall(self, mode, status, content_type):
+                # Gives up after 90 s: the test's process is gone long before.
+                if mode != "silent":
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", "100000")
+                    self.end_headers()
+                end = time.time() + 90
+                try:
+                    while time.time() < end:
+                        if mode == "trickle":
+                            self.wfile.write(b" ")
+                        time.sleep(0.5)
+                except OSError:
+                    pass
+                self.close_connection = True
+            def slowly(self, status, data, headers):
+                data = data + b" " * max(0, 12288 - len(data))
+                self.send_response(status)
+                for name, value in headers: self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                for start in range(0, len(data), 1024):
+                    self.wfile.write(data[start:start + 1024])
+                    time.sleep(0.4)
             def handle_any(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
@@ -34,6 +67,15 @@ import Testing
                     return self.reply(200)
                 STATE["count"] += 1
                 mode, listing = STATE["mode"], self.command in ("PROPFIND", "REPORT")
+                feed = self.path == "/feed.ics"
+                if mode in ("silent", "headers", "trickle") and (listing or feed):
+                    return self.stall(mode, 200 if feed else 207, "text/calendar" if feed else "application/xml")
+                if mode == "think" and (listing or feed):
+                    time.sleep(STATE["after"])
+                if feed:
+                    if mode == "slow":
+                        return self.slowly(200, FEED, [("Content-Type", "text/calendar")])
+                    return self.reply(200, FEED, [("Content-Type", "text/calendar")])
                 if mode == "drop" and STATE["count"] > STATE["after"]:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -70,6 +112,8 @@ import Testing
                     plain = {k: v for k, v in headers.items() if k.lower() not in ("if-match", "if-none-match")}
                     urllib.request.urlopen(urllib.request.Request(UPSTREAM + self.path, data=text, method="PUT", headers=plain), timeout=30)
                     keep = [(k, v) for k, v in keep if k.lower() != "etag"]
+                if mode == "slow" and listing:
+                    return self.slowly(status, data, keep)
                 self.reply(status, data, keep)
             do_GET = do_PUT = do_DELETE = do_PROPFIND = do_REPORT = do_OPTIONS = do_MKCALENDAR = do_POST = do_HEAD = handle_any
 
@@ -87,8 +131,10 @@ import Testing
         let collection: String
         var folder: String { client.store + "/" + collection }
 
-        init() throws {
-            server = try DAVServers.Server(.radicale)
+        /// `addSource`: whether the store gets the account (through the proxy) at once.
+        init(addSource: Bool = true) throws {
+            let server = try DAVServers.Server(.radicale)
+            self.server = server
             client = try CalDAVSyncTests.Client()
             proxyPort = try DAVServers.freePort()
             let script = try client.folder.write("proxy.py", CalDAVFaultTests.proxy)
@@ -97,16 +143,30 @@ import Testing
             proxyProcess.arguments = ["python3", script, String(proxyPort), "http://127.0.0.1:\(server.port)"]
             proxyProcess.standardError = FileHandle(forWritingAtPath: "/dev/null")
             try proxyProcess.run()
-            let secret = try client.folder.write("password", server.password + "\n")
-            var added = try client.run(["sources", "add", "caldav", "http://127.0.0.1:\(proxyPort)/", "--name", "Lessons",
-                                        "--user", server.user, "--password-command", "cat \(secret)"])
-            for _ in 0..<50 where added.status != 0 {
+            for attempt in 0..<50 {
+                if let answer = try? server.request("GET", "/__fault__/none", port: proxyPort), answer.status == 200 { break }
+                if attempt == 49 { throw PythonPeers.PeerError("the proxy did not start listening on \(proxyPort)") }
                 Thread.sleep(forTimeInterval: 0.1)
-                added = try client.run(["sources", "add", "caldav", "http://127.0.0.1:\(proxyPort)/", "--name", "Lessons",
-                                        "--user", server.user, "--password-command", "cat \(secret)"])
             }
+            guard addSource else {
+                collection = ""
+                return
+            }
+            let added = try Self.addAccount(client, server, proxyPort)
             #expect(added.status == 0, "\(added.stderr)")
             collection = try client.collection(for: server.calendarPath)
+        }
+
+        /// `ical sources add caldav` through the proxy, as Lessons.
+        func addAccount(_ options: [String] = []) throws -> ICalRunner.Output {
+            try Self.addAccount(client, server, proxyPort, options)
+        }
+
+        private static func addAccount(_ client: CalDAVSyncTests.Client, _ server: DAVServers.Server, _ proxyPort: Int,
+                                       _ options: [String] = []) throws -> ICalRunner.Output {
+            let secret = try client.folder.write("password", server.password + "\n")
+            return try client.run(["sources", "add", "caldav", "http://127.0.0.1:\(proxyPort)/", "--name", "Lessons",
+                                   "--user", server.user, "--password-command", "cat \(secret)"] + options)
         }
 
         func fault(_ mode: String) throws {

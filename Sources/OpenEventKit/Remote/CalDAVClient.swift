@@ -92,6 +92,8 @@ package struct CalDAVClient: Sendable {
         for start in [baseURL.path.isEmpty || baseURL.path == "/" ? "/.well-known/caldav" : baseURL.absoluteString, baseURL.absoluteString] {
             let found: (responses: [DAVResponse], syncToken: String?, status: Int)
             do { found = try multistatus("PROPFIND", start, depth: "0", body: principalBody) } catch {
+                // A server too slow to answer one start is not given the time again for the next.
+                if error.code == .timedOut { throw error }
                 failure = error
                 continue
             }
@@ -110,7 +112,7 @@ package struct CalDAVClient: Sendable {
         }
         guard let home else {
             // The server could not be reached, refused the account, or failed TLS: say that.
-            if let failure, [.network, .unauthorized, .insecure, .redirect, .tooLarge].contains(failure.code) { throw failure }
+            if let failure, [.network, .unauthorized, .insecure, .redirect, .tooLarge, .timedOut].contains(failure.code) { throw failure }
             throw RemoteError(.invalidArgument, "no CalDAV calendar home was found here (no current-user-principal or calendar-home-set)",
                               url: HTTPFunnel.redacted(baseURL))
         }

@@ -28,6 +28,9 @@ public struct RemoteError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidArgument
         /// 412: someone else changed the item first.
         case preconditionFailed
+        /// The server was too slow: it did not begin to answer in time, a transfer stalled
+        /// below the minimum rate, or the exchange or the whole operation ran out of time.
+        case timedOut
     }
 
     /// The kind of problem.
@@ -111,13 +114,34 @@ package final class HTTPFunnel: Sendable {
         package var maximumResponseBytes = 64 << 20
         /// The most response header lines read.
         package var maximumHeaderLines = 500
-        /// Seconds without a byte of progress before a request fails: long, because a server
-        /// may think for minutes before its first byte (Radicale builds its cache of a large
-        /// calendar on the first request after a start: over 4 minutes for 10,000 items on a
-        /// busy two-core machine), and a sync that gives up then only starts over.
-        package var timeout: TimeInterval = 600
+        /// Seconds the server may think before the first byte of its answer, once the
+        /// request is sent: long, because a server may think for minutes (Radicale builds its
+        /// cache of a large calendar on the first request after a start: over 4 minutes for
+        /// 10,000 items on a busy two-core machine), and a sync that gives up then only
+        /// starts over.
+        package var responseTimeout: TimeInterval = 600
+        /// Seconds over which a transfer that is moving (the request's body going out, or the
+        /// answer coming in from its first byte on) must average ``minimumRate``: a server
+        /// that sends its headers and then nothing, or a byte now and then, is stopped after
+        /// this long.
+        package var stallTimeout: TimeInterval = 60
+        /// The slowest a moving transfer may be, in bytes per second.
+        package var minimumRate = 1024
+        /// The rate that scales an exchange's own deadline (``requestBudget(responseBytes:)``)
+        /// to what it may carry, in bytes per second: a 64 MiB answer may take 17 minutes
+        /// more than a small one.
+        package var budgetRate = 64 << 10
         /// Seconds to open the connection.
         package var connectTimeout: TimeInterval = 30
+        /// The whole operation's deadline, when it has one: no exchange runs past it.
+        package var deadline: Deadline?
+
+        /// The most one exchange may take in all: the connection, the wait for the answer,
+        /// and an answer of `responseBytes` at ``budgetRate`` (at least the stall time-out).
+        package func requestBudget(responseBytes: Int) -> TimeInterval {
+            connectTimeout + responseTimeout + max(stallTimeout, Double(responseBytes) / Double(max(1, budgetRate)))
+        }
+
         package init() {}
     }
 
@@ -215,6 +239,9 @@ package final class HTTPFunnel: Sendable {
             throw RemoteError(.tooLarge, "the response has more than \(limits.maximumHeaderLines) header lines", url: url)
         case .failure(.transport(let message)):
             throw RemoteError(.network, message, url: url)
+        case .failure(.slow(let problem)):
+            throw RemoteError(.timedOut, TransferPace.describe(problem, method: request.method, limits: limits,
+                                                              responseBytes: limits.maximumResponseBytes), url: url)
         case .success(let response):
             if response.status == 401 || (response.status == 403 && request.method != "REPORT") {
                 throw RemoteError(.unauthorized, response.status == 401 ? "the server refused the user name or password" : "the account may not do this",
@@ -251,7 +278,7 @@ private struct CurlUnavailable: Error {
 /// One libcurl easy handle: its connection, TLS session and DNS caches live across
 /// requests. Used only under ``HTTPFunnel``'s lock.
 private final class CurlConnection {
-    enum Problem: Error { case tooLarge, tooManyHeaders, transport(String) }
+    enum Problem: Error { case tooLarge, tooManyHeaders, transport(String), slow(TransferPace.Problem) }
     struct Response { var status: Int; var headers: [String: String]; var body: [UInt8] }
 
     /// What one transfer has received so far; the callbacks' context.
@@ -261,8 +288,15 @@ private final class CurlConnection {
         var body: [UInt8] = []
         var headers: [String: String] = [:]
         var headerLines = 0
+        /// Bytes of the answer so far, status line and headers included.
+        var received = 0
+        var pace: TransferPace
         var problem: Problem?
-        init(limit: Int, headerLimit: Int) { self.limit = limit; self.headerLimit = headerLimit }
+        init(limit: Int, headerLimit: Int, pace: TransferPace) {
+            self.limit = limit
+            self.headerLimit = headerLimit
+            self.pace = pace
+        }
     }
 
     private let handle: UnsafeMutableRawPointer
@@ -289,7 +323,9 @@ private final class CurlConnection {
                  limits: HTTPFunnel.Limits) -> Result<Response, Problem> {
         // Every option is set anew for each request; the connection cache survives a reset.
         curl.pointee.easy_reset!(handle)
-        let transfer = Transfer(limit: limits.maximumResponseBytes, headerLimit: limits.maximumHeaderLines)
+        let pace = TransferPace(limits: limits, responseBytes: limits.maximumResponseBytes)
+        let latestEnd = pace.latestEnd
+        let transfer = Transfer(limit: limits.maximumResponseBytes, headerLimit: limits.maximumHeaderLines, pace: pace)
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         var list: UnsafeMutablePointer<curl_slist>?
@@ -310,10 +346,15 @@ private final class CurlConnection {
             set(CCurl_setopt_long(curl, handle, CURLOPT_FOLLOWLOCATION, 0))
             set(CCurl_setopt_long(curl, handle, CURLOPT_SSL_VERIFYPEER, 1))
             set(CCurl_setopt_long(curl, handle, CURLOPT_SSL_VERIFYHOST, 2))
-            let seconds = max(1, Int(limits.timeout.rounded(.up)))
-            set(CCurl_setopt_long(curl, handle, CURLOPT_CONNECTTIMEOUT, max(1, Int(limits.connectTimeout.rounded(.up)))))
-            set(CCurl_setopt_long(curl, handle, CURLOPT_LOW_SPEED_LIMIT, 1))
-            set(CCurl_setopt_long(curl, handle, CURLOPT_LOW_SPEED_TIME, seconds))
+            // The pace (TransferPace) decides when a slow exchange ends, from the progress
+            // callback; libcurl's own overall time-out is only a backstop a little later.
+            let left = latestEnd - Deadline.now()
+            let connectSeconds = min(limits.connectTimeout, max(left, 0.001))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int((connectSeconds * 1000).rounded(.up)))))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_TIMEOUT_MS, max(1, Int(((max(left, 0) + 5) * 1000).rounded(.up)))))
+            set(CCurl_setopt_long(curl, handle, CURLOPT_NOPROGRESS, 0))
+            set(CCurl_setopt_progress(curl, handle, CURLOPT_XFERINFOFUNCTION, checkPace))
+            set(CCurl_setopt_pointer(curl, handle, CURLOPT_XFERINFODATA, context.toOpaque()))
             set(CCurl_setopt_offset(curl, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumResponseBytes)))
             set(CCurl_setopt_string(curl, handle, CURLOPT_USERAGENT, "OpenEventKit"))
             set(CCurl_setopt_list(curl, handle, CURLOPT_HTTPHEADER, list))
@@ -345,6 +386,13 @@ private final class CurlConnection {
         }
         if let problem = transfer.problem { return .failure(problem) }
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge) }
+        if code == CURLE_OPERATION_TIMEDOUT && Deadline.now() >= latestEnd - 0.1 {
+            // libcurl's backstop, or its connection time-out cut short by a deadline.
+            var pace = transfer.pace
+            if let problem = pace.observe(now: latestEnd, uploaded: 0, uploadTotal: 0, received: 0) {
+                return .failure(.slow(problem))
+            }
+        }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(.transport(detail.isEmpty ? curl.pointee.easy_strerror!(code).map { String(cString: $0) } ?? "error \(code.rawValue)" : detail))
@@ -353,10 +401,21 @@ private final class CurlConnection {
     }
 }
 
+/// Asks the transfer's pace whether to go on; ends the transfer (non-zero) when it is too
+/// slow, stalled or out of time.
+private let checkPace: CCurl_progress_callback = { context, _, _, uploadTotal, uploaded in
+    let transfer = Unmanaged<CurlConnection.Transfer>.fromOpaque(context!).takeUnretainedValue()
+    guard let problem = transfer.pace.observe(now: Deadline.now(), uploaded: Int(uploaded), uploadTotal: Int(uploadTotal),
+                                              received: transfer.received) else { return 0 }
+    transfer.problem = .slow(problem)
+    return 1
+}
+
 /// Appends a piece of the response body, or stops the transfer once it is over the limit.
 private let receiveBody: CCurl_data_callback = { data, size, count, context in
     let transfer = Unmanaged<CurlConnection.Transfer>.fromOpaque(context!).takeUnretainedValue()
     let length = size * count
+    transfer.received += length
     guard transfer.body.count + length <= transfer.limit else {
         transfer.problem = .tooLarge
         transfer.body = []
@@ -372,6 +431,7 @@ private let receiveBody: CCurl_data_callback = { data, size, count, context in
 private let receiveHeader: CCurl_data_callback = { data, size, count, context in
     let transfer = Unmanaged<CurlConnection.Transfer>.fromOpaque(context!).takeUnretainedValue()
     let length = size * count
+    transfer.received += length
     transfer.headerLines += 1
     guard transfer.headerLines <= transfer.headerLimit else {
         transfer.problem = .tooManyHeaders

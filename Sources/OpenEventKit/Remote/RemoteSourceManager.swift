@@ -24,13 +24,14 @@ package struct RemoteSourceManager {
 
     // MARK: Adding and removing
 
-    /// The HTTP funnel of a source, with its password.
-    package static func funnel(_ record: RemoteSourceRecord, password: String?) throws(RemoteError) -> (HTTPFunnel, URL) {
+    /// The HTTP funnel of a source, with its password and the limits of the operation.
+    package static func funnel(_ record: RemoteSourceRecord, password: String?,
+                               limits: HTTPFunnel.Limits = HTTPFunnel.Limits()) throws(RemoteError) -> (HTTPFunnel, URL) {
         guard let url = Self.url(record.url) else {
             throw RemoteError(.invalidArgument, "not a URL: \(record.url)")
         }
         return (try HTTPFunnel(baseURL: url, user: record.user, password: password,
-                               allowInsecureHTTP: record.allowInsecureHTTP ?? false), url)
+                               allowInsecureHTTP: record.allowInsecureHTTP ?? false, limits: limits), url)
     }
 
     /// A URL as given: `webcal://` means `https://`.
@@ -43,13 +44,16 @@ package struct RemoteSourceManager {
 
     /// Adds a source: discovers its calendars (a CalDAV account) or checks the feed (a
     /// subscription), creates one collection per calendar in one batch, and records it.
-    package func add(_ record: RemoteSourceRecord, password: String?) throws -> RemoteSourceRecord {
+    /// `limits` bound each request and, with a deadline, the whole discovery; nothing is
+    /// written to the store before discovery has finished.
+    package func add(_ record: RemoteSourceRecord, password: String?,
+                     limits: HTTPFunnel.Limits = HTTPFunnel.Limits()) throws -> RemoteSourceRecord {
         var sources = try files.sources()
         guard !sources.contains(where: { $0.name.lowercased() == record.name.lowercased() }) else {
             throw RemoteError(.invalidArgument, "the store already has a source named '\(record.name)'")
         }
         var record = record
-        let (http, url) = try Self.funnel(record, password: password)
+        let (http, url) = try Self.funnel(record, password: password, limits: limits)
         var batch = Batch()
         var taken = Set(try store.collections().map(\.identifier))
         var discovered: [RemoteCalendar] = []
@@ -143,7 +147,14 @@ package struct RemoteSourceManager {
     /// Syncs the named sources (all when empty), one at a time, under the store's sync lock
     /// (so two syncs of one store never interleave); the store's own lock is taken only by
     /// each batch. `password` is asked for each CalDAV source that needs one.
+    ///
+    /// `limits` bound every request (``HTTPFunnel/Limits``); their deadline, when set, bounds
+    /// the whole sync, the wait for another sync's lock included: a request it cuts short
+    /// fails like any failed request (nothing half-written, the sync state left at the last
+    /// good token), and the sources and calendars not reached by then are reported as
+    /// failures, so the next sync picks up where this one stopped.
     package func sync(_ names: [String], policy: SyncConflictPolicy, force: Bool = false,
+                      limits: HTTPFunnel.Limits = HTTPFunnel.Limits(),
                       progress: ((_ source: String, _ calendar: String) -> Void)? = nil,
                       password: (RemoteSourceRecord) throws -> String?) throws -> [SourceReport] {
         let sources = try files.sources()
@@ -153,7 +164,7 @@ package struct RemoteSourceManager {
             }
             return source
         }
-        let lock = try StoreSystem.lockExclusively(store.root + "/.openeventkit/sync.lock")
+        let lock = try Self.syncLock(store.root + "/.openeventkit/sync.lock", deadline: limits.deadline)
         defer { StoreSystem.unlock(lock) }
         let engine = RemoteSyncEngine(store: store)
         var reports: [SourceReport] = []
@@ -161,9 +172,14 @@ package struct RemoteSourceManager {
         for source in wanted {
             var report = SourceReport(source: source.name)
             do {
+                if let deadline = limits.deadline, deadline.hasPassed { throw Self.outOfTime(deadline) }
                 let secret = source.kind == .caldav ? try password(source) : nil
-                let (http, url) = try Self.funnel(source, password: secret)
+                let (http, url) = try Self.funnel(source, password: secret, limits: limits)
                 for calendar in source.calendars {
+                    if let deadline = limits.deadline, deadline.hasPassed {
+                        report.failures.append("\(titles[calendar.collection] ?? calendar.collection): \(Self.outOfTime(deadline))")
+                        continue
+                    }
                     guard let title = titles[calendar.collection] else {
                         report.failures.append("\(calendar.collection): the calendar's folder is gone from the store; remove and add the source again")
                         continue
@@ -188,6 +204,24 @@ package struct RemoteSourceManager {
             reports.append(report)
         }
         return reports
+    }
+
+    /// The error for a sync whose time ran out before it reached a source or calendar.
+    private static func outOfTime(_ deadline: Deadline) -> RemoteError {
+        RemoteError(.timedOut, "not synced: the time limit of \(Deadline.describe(deadline.budget)) for the whole sync ran out first")
+    }
+
+    /// Takes the store's sync lock, waiting for another sync to finish, but not past the
+    /// deadline.
+    private static func syncLock(_ path: String, deadline: Deadline?) throws -> Int32 {
+        guard let deadline else { return try StoreSystem.lockExclusively(path) }
+        while true {
+            if let lock = try StoreSystem.tryLockExclusively(path) { return lock }
+            guard !deadline.hasPassed else {
+                throw RemoteError(.timedOut, "another sync of this store is still running after \(Deadline.describe(deadline.budget)), the time limit of this one")
+            }
+            Thread.sleep(forTimeInterval: min(0.2, max(deadline.remaining, 0.01)))
+        }
     }
 
     /// Runs a password command (`sh -c`) and returns the first line of its output. The

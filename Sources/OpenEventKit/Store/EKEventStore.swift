@@ -73,6 +73,8 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     }
 
     var state = State()
+    /// Whether a background sync started by ``refreshSourcesIfNecessary()`` is still running.
+    private let refreshing = Atomic<Bool>(false)
     private var watcher: StoreWatcher?
     /// The query index (`.openeventkit/index.sqlite`), opened on the first range query.
     var queryIndex: StoreIndex?
@@ -413,27 +415,39 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     ///
     /// When the store mirrors remote sources (`ical sources add`) and the app has full
     /// access, it also starts a sync of them in the background, as `ical sync` does with the
-    /// default conflict policy (keep both); a source that needs a password without a
-    /// `--password-command` is left for `ical sync` to ask. The call returns at once; the
-    /// notification is posted when the sync changed something.
+    /// default conflict policy (keep both) and the default limits: a server that does not
+    /// begin to answer within 10 minutes, or whose transfer stalls below 1 KiB/s for a
+    /// minute, fails its sync, and the whole sync ends after at most
+    /// ``EKEventStore/backgroundSyncTimeLimit`` seconds. A source that needs a password
+    /// without a `--password-command` is left for `ical sync` to ask. The call returns at
+    /// once, and starts no second sync while one is running; the notification is posted when
+    /// the sync changed something.
     public func refreshSourcesIfNecessary() {
         checkForExternalChanges()
         guard let backend, level(.event) == .full || level(.reminder) == .full,
-              let sources = try? RemoteSourceFiles(storeRoot: backend.root).sources(), !sources.isEmpty else { return }
+              let sources = try? RemoteSourceFiles(storeRoot: backend.root).sources(), !sources.isEmpty,
+              refreshing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let manager = RemoteSourceManager(store: backend)
-        Thread.detachNewThread { [weak self] in
-            let reports = try? manager.sync([], policy: .keepBoth) { record in
+        var limits = HTTPFunnel.Limits()
+        limits.deadline = Deadline(seconds: Self.backgroundSyncTimeLimit)
+        Thread.detachNewThread { [weak self, limits] in
+            let reports = try? manager.sync([], policy: .keepBoth, limits: limits) { record in
                 guard let command = record.passwordCommand else {
                     if record.user == nil { return nil }
                     throw RemoteError(.invalidArgument, "a password is needed: sync it with ical sync")
                 }
                 return try RemoteSourceManager.runPasswordCommand(command)
             }
+            self?.refreshing.store(false, ordering: .releasing)
             if let reports, reports.contains(where: { $0.calendars.contains { $0.down > 0 } }) {
                 self?.checkForExternalChanges()
             }
         }
     }
+
+    /// The most a background sync started by ``refreshSourcesIfNecessary()`` may take, in
+    /// seconds (30 minutes, as `ical sync`'s default `--timeout`).
+    public static let backgroundSyncTimeLimit: Double = 30 * 60
 
     // MARK: Change notifications
 

@@ -55,13 +55,25 @@ extension ICal {
                 --force; an unchanged feed costs one conditional request; a feed that fails
                 or is not iCalendar keeps its last good copy.
 
+                Time limits: a server may think for --response-timeout before it begins to
+                answer a request (long, because some servers take minutes over a large
+                calendar after a start); once a transfer moves, it must keep up at least
+                1 KiB/s averaged over --stall-timeout, so a server that sends its headers and
+                then nothing, or trickles a byte now and then, is stopped; each request also
+                has a deadline scaled to the 64 MiB it may carry; and the whole sync ends
+                after --timeout, wherever it is. A request stopped by a limit fails like any
+                other: nothing local is lost or half-written, each calendar keeps its last
+                good sync token, and the next sync picks up from there.
+
                 Prints one line per calendar (Work/Personal: 12 down, 3 up, 1 conflict) and
-                each conflict and problem; exits with 1 when something could not be synced.
+                each conflict and problem; exits with 1 when something could not be synced
+                (a limit that ran out included).
 
                 Examples:
                   ical sync
                   ical sync Work --conflicts server
                   ical sync Holidays --force
+                  ical sync --timeout 5m
                 """)
 
         @Argument(help: ArgumentHelp("The sources to sync (default: all).", valueName: "name"))
@@ -72,6 +84,8 @@ extension ICal {
 
         @Flag(help: "Fetch subscribed feeds even when their refresh interval has not passed.")
         var force = false
+
+        @OptionGroup var timeOptions: NetworkTimeOptions
 
         @OptionGroup var storeOptions: StoreAppOptions
 
@@ -87,6 +101,7 @@ extension ICal {
             do {
                 let onTerminal = isatty(2) == 1
                 reports = try manager.sync(names, policy: SyncConflictPolicy(rawValue: conflicts.rawValue)!, force: force,
+                                           limits: timeOptions.limits(),
                                            progress: { source, calendar in
                                                if onTerminal { FileHandle.standardError.write(Data("\rical sync: \(TerminalText.line(source))/\(TerminalText.line(calendar))…\u{1B}[K".utf8)) }
                                            }, password: SourcePassword.obtain)
@@ -112,6 +127,51 @@ extension ICal {
             }
             if failed { throw ExitCode(1) }
         }
+    }
+}
+
+/// The time limits of the commands that talk to servers (`ical sync`, `ical sources add`).
+struct NetworkTimeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The most the whole command may take: 90s, 10m, 1h or a number of seconds.", valueName: "duration"))
+    var timeout = "30m"
+
+    @Option(name: .customLong("response-timeout"),
+            help: ArgumentHelp("How long a server may think before it begins to answer a request.", valueName: "duration"))
+    var responseTimeout = "10m"
+
+    @Option(name: .customLong("stall-timeout"),
+            help: ArgumentHelp("A transfer moving slower than 1 KiB/s for this long is stopped.", valueName: "duration"))
+    var stallTimeout = "1m"
+
+    func validate() throws {
+        for (option, text) in [("--timeout", timeout), ("--response-timeout", responseTimeout), ("--stall-timeout", stallTimeout)] {
+            guard Self.seconds(text) != nil else {
+                throw ValidationError("\(option) '\(text)' is not a length of time between 1 second and 1 week, such as 90s, 10m or 1h.")
+            }
+        }
+    }
+
+    /// The limits of every request; the deadline of the whole command starts now.
+    func limits() -> HTTPFunnel.Limits {
+        var limits = HTTPFunnel.Limits()
+        limits.responseTimeout = Self.seconds(responseTimeout) ?? limits.responseTimeout
+        limits.stallTimeout = Self.seconds(stallTimeout) ?? limits.stallTimeout
+        limits.deadline = Deadline(seconds: Self.seconds(timeout) ?? 30 * 60)
+        return limits
+    }
+
+    /// A length of time (a number of seconds, or 90s, 10m, 1h30m), within 1 second to 1 week.
+    static func seconds(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let seconds: Double
+        if !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }), trimmed.count <= 7, let value = Double(trimmed) {
+            seconds = value
+        } else if let duration = try? LessonText.duration(trimmed), !duration.isNegative {
+            seconds = Double(duration.nominalSeconds)
+        } else {
+            return nil
+        }
+        return (1...7 * 86_400).contains(seconds) ? seconds : nil
     }
 }
 
@@ -142,6 +202,11 @@ extension ICal.Sources {
 
                 subscription: an iCalendar feed (https://, webcal://), read-only.
 
+                The time limits are those of `ical sync` (see its help): --response-timeout
+                for each request's answer to begin, --stall-timeout for a transfer that
+                stops moving, and --timeout for the whole discovery. Nothing is added to the
+                store when a limit runs out.
+
                 Examples:
                   ical sources add caldav http://127.0.0.1:5232/ --name Radicale --user ada --password-command 'cat ~/.dav-password'
                   ical sources add subscription https://example.org/holidays.ics --name Holidays --refresh 12h
@@ -160,6 +225,7 @@ extension ICal.Sources {
         var allowInsecureHTTP = false
         @Option(help: ArgumentHelp("How often a feed is fetched again: 30m, 12h, 1d (default: the feed's REFRESH-INTERVAL, else 1h).", valueName: "interval"))
         var refresh: String?
+        @OptionGroup var timeOptions: NetworkTimeOptions
         @OptionGroup var storeOptions: StoreAppOptions
 
         func validate() throws {
@@ -189,7 +255,7 @@ extension ICal.Sources {
                                             refreshSeconds: seconds)
             do {
                 let password = kind == .caldav ? try SourcePassword.obtain(record) : nil
-                let added = try RemoteSourceManager(store: backend).add(record, password: password)
+                let added = try RemoteSourceManager(store: backend).add(record, password: password, limits: timeOptions.limits())
                 print("Added \(added.name) with \(added.calendars.count) calendar\(added.calendars.count == 1 ? "" : "s"): "
                       + added.calendars.map(\.collection).joined(separator: ", ") + ". Run `ical sync` to fetch them.")
             } catch {
