@@ -129,4 +129,23 @@ import Testing
         #expect(slow.status == 0, "\(slow.stderr)")
         #expect(setup.client.files(in: collection) == files)
     }
+
+    @Test func aStuckPasswordCommandEndsAtTheTimeout() throws {
+        let setup = try CalDAVFaultTests.Setup()
+        defer { setup.stop() }
+        // The account's password command becomes one that never finishes (`exec`, so the
+        // signal reaches the command itself rather than a shell that has forked it).
+        let path = setup.client.store + "/.openeventkit/sources.json"
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var sources = try #require(json["sources"] as? [[String: Any]])
+        sources[0]["passwordCommand"] = "exec sleep 60"
+        json["sources"] = sources
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+
+        let started = Date()
+        let sync = try setup.client.run(["sync", "--timeout", "2s"])
+        #expect(sync.status == 1)
+        #expect(sync.stderr.contains("ical sync: Lessons: the password command did not finish within the time limit of 2 s"), "\(sync.stderr)")
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
 }

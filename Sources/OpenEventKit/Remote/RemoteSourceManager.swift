@@ -1,5 +1,6 @@
 import Foundation
 import ICalKit
+import Synchronization
 
 /// Adds, lists, removes and syncs a store's remote sources (CalDAV accounts and subscribed
 /// feeds). Each remote calendar is mirrored as a collection of the store, so every reader
@@ -226,8 +227,10 @@ package struct RemoteSourceManager {
 
     /// Runs a password command (`sh -c`) and returns the first line of its output. The
     /// command's text is not secret (`pass show calendar`); its output is, and is kept in
-    /// memory only.
-    package static func runPasswordCommand(_ command: String) throws -> String {
+    /// memory only. A command still running at `deadline` is sent SIGTERM, and SIGKILL a
+    /// second later (the shell, or the command the shell replaced itself with), and is an error: a stuck password helper must
+    /// not hold a sync any more than a stuck server.
+    package static func runPasswordCommand(_ command: String, deadline: Deadline? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -235,11 +238,32 @@ package struct RemoteSourceManager {
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let reader = output.fileHandleForReading
+        let read = Mutex<Data?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let data = reader.readDataToEndOfFile()
+            read.withLock { $0 = data }
+            finished.signal()
+        }
+        if let deadline {
+            if finished.wait(timeout: .now() + max(0, deadline.remaining)) == .timedOut {
+                // SIGTERM, then SIGKILL a second later: SIGTERM may be ignored (an ignored
+                // signal stays ignored across exec, so a parent that ignores it passes that on).
+                process.terminate()
+                if finished.wait(timeout: .now() + 1) == .timedOut && process.isRunning {
+                    kill(process.processIdentifier, SIGKILL)
+                }
+                throw RemoteError(.timedOut, "the password command did not finish within the time limit of \(Deadline.describe(deadline.budget))")
+            }
+        } else {
+            finished.wait()
+        }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw RemoteError(.invalidArgument, "the password command failed with status \(process.terminationStatus)")
         }
+        let data = read.withLock { $0 } ?? Data()
         let text = String(decoding: data.prefix(4096), as: UTF8.self)
         return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
     }

@@ -436,7 +436,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
                     if record.user == nil { return nil }
                     throw RemoteError(.invalidArgument, "a password is needed: sync it with ical sync")
                 }
-                return try RemoteSourceManager.runPasswordCommand(command)
+                return try RemoteSourceManager.runPasswordCommand(command, deadline: limits.deadline)
             }
             self?.refreshing.store(false, ordering: .releasing)
             if let reports, reports.contains(where: { $0.calendars.contains { $0.down > 0 } }) {

@@ -98,13 +98,14 @@ extension ICal {
             guard let backend = store.folderStore else { throw ExitCode(1) }
             let manager = RemoteSourceManager(store: backend)
             let reports: [RemoteSourceManager.SourceReport]
+            let limits = timeOptions.limits()
             do {
                 let onTerminal = isatty(2) == 1
                 reports = try manager.sync(names, policy: SyncConflictPolicy(rawValue: conflicts.rawValue)!, force: force,
-                                           limits: timeOptions.limits(),
+                                           limits: limits,
                                            progress: { source, calendar in
                                                if onTerminal { FileHandle.standardError.write(Data("\rical sync: \(TerminalText.line(source))/\(TerminalText.line(calendar))…\u{1B}[K".utf8)) }
-                                           }, password: SourcePassword.obtain)
+                                           }, password: { try SourcePassword.obtain($0, deadline: limits.deadline) })
                 if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             } catch {
                 printError("ical sync: \(error)")
@@ -177,8 +178,9 @@ struct NetworkTimeOptions: ParsableArguments {
 
 /// Where a source's password comes from: its command, else the terminal.
 enum SourcePassword {
-    static func obtain(_ record: RemoteSourceRecord) throws -> String? {
-        if let command = record.passwordCommand { return try RemoteSourceManager.runPasswordCommand(command) }
+    /// The password of `record`; its command is ended at `deadline`.
+    static func obtain(_ record: RemoteSourceRecord, deadline: Deadline?) throws -> String? {
+        if let command = record.passwordCommand { return try RemoteSourceManager.runPasswordCommand(command, deadline: deadline) }
         guard record.user != nil else { return nil }
         let prompt = TerminalText.line("Password for \(record.user ?? "") at \(record.url): ")
         guard let password = (try? TerminalSession())?.askSecret(prompt) else {
@@ -253,9 +255,10 @@ extension ICal.Sources {
             let record = RemoteSourceRecord(name: name, kind: kind == .caldav ? .caldav : .subscription, url: url, user: user,
                                             passwordCommand: passwordCommand, allowInsecureHTTP: allowInsecureHTTP ? true : nil,
                                             refreshSeconds: seconds)
+            let limits = timeOptions.limits()
             do {
-                let password = kind == .caldav ? try SourcePassword.obtain(record) : nil
-                let added = try RemoteSourceManager(store: backend).add(record, password: password, limits: timeOptions.limits())
+                let password = kind == .caldav ? try SourcePassword.obtain(record, deadline: limits.deadline) : nil
+                let added = try RemoteSourceManager(store: backend).add(record, password: password, limits: limits)
                 print("Added \(added.name) with \(added.calendars.count) calendar\(added.calendars.count == 1 ? "" : "s"): "
                       + added.calendars.map(\.collection).joined(separator: ", ") + ". Run `ical sync` to fetch them.")
             } catch {
