@@ -148,4 +148,25 @@ import Testing
         #expect(sync.stderr.contains("ical sync: Lessons: the password command did not finish within the time limit of 2 s"), "\(sync.stderr)")
         #expect(Date().timeIntervalSince(started) < 30)
     }
+
+    @Test func theLimitsAreInTheHelpAndCheckedAsGiven() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let environment = ["OPENEVENTKIT_STORE": folder.url.path + "/store"]
+        for command in [["sync"], ["sources", "add"]] {
+            let help = try ICalRunner.run(command + ["--help"], environment: environment)
+            #expect(help.status == 0)
+            let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            for expected in ["--timeout <duration> The most the whole command may take: 90s, 10m, 1h or a number of seconds. (default: 30m)",
+                             "--response-timeout <duration> How long a server may think before it begins to answer a request. (default: 10m)",
+                             "--stall-timeout <duration> A transfer moving slower than 1 KiB/s for this long is stopped. (default: 1m)"] {
+                #expect(text.contains(expected), "\(command): \(help.stdout)")
+            }
+        }
+        for (option, value) in [("--timeout", "0"), ("--timeout", "8d"), ("--stall-timeout", "soon"), ("--response-timeout", "1h-")] {
+            let run = try ICalRunner.run(["sync", option, value], environment: environment)
+            #expect(run.status == 64, "\(option) \(value): \(run.stderr)")
+            #expect(run.stderr.contains("\(option) '\(value)' is not a length of time between 1 second and 1 week"), "\(run.stderr)")
+        }
+    }
 }

@@ -228,8 +228,8 @@ package struct RemoteSourceManager {
     /// Runs a password command (`sh -c`) and returns the first line of its output. The
     /// command's text is not secret (`pass show calendar`); its output is, and is kept in
     /// memory only. A command still running at `deadline` is sent SIGTERM, and SIGKILL a
-    /// second later (the shell, or the command the shell replaced itself with), and is an error: a stuck password helper must
-    /// not hold a sync any more than a stuck server.
+    /// second later (the shell, or the command the shell replaced itself with), and is an
+    /// error: a stuck password helper must not hold a sync any more than a stuck server.
     package static func runPasswordCommand(_ command: String, deadline: Deadline? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
