@@ -4,36 +4,18 @@ import Testing
 /// `make install` and `make uninstall` into a temporary DESTDIR, with the built `ical`
 /// (`ICAL_BIN`, so no release build), and the version's one place.
 @Suite struct InstallTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     /// Runs a program with the test's PATH (make, swift and strip), a temporary HOME and
-    /// pinned TZ and locale.
+    /// pinned TZ and locale, in the checkout; `prefix` runs it through another program (setpriv).
     static func run(_ executable: String, _ arguments: [String], home: URL,
-                    prefix: [String] = []) throws -> Run {
-        let process = Process()
+                    prefix: [String] = []) throws -> ICalRunner.Output {
         let command = prefix + [executable] + arguments
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        process.environment = ["PATH": path, "HOME": home.path, "TZ": "UTC", "LC_ALL": "C.UTF-8",
-                               "MAKEFLAGS": ""]
-        process.currentDirectoryURL = ICalRunner.packageRoot
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let (stdoutData, stderrData) = PipeReader.readAll(out.fileHandleForReading, err.fileHandleForReading)
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                   stderr: String(decoding: stderrData, as: UTF8.self))
+        return try ProgramRunner.run(command[0], Array(command.dropFirst()),
+                                     environment: ["PATH": path, "HOME": home.path, "TZ": "UTC", "LC_ALL": "C.UTF-8"],
+                                     in: ICalRunner.packageRoot)
     }
 
-    static func make(_ arguments: [String], home: URL, prefix: [String] = []) throws -> Run {
+    static func make(_ arguments: [String], home: URL, prefix: [String] = []) throws -> ICalRunner.Output {
         try run("/usr/bin/make", ["--no-print-directory"] + arguments, home: home, prefix: prefix)
     }
 

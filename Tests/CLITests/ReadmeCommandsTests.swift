@@ -152,24 +152,13 @@ import Testing
         ]
         var ran = 0
         for command in commands where !Self.runElsewhere.contains(command.text) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command.text]
-            process.environment = environment
-            process.currentDirectoryURL = work
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let (stdout, stderr) = PipeReader.readAll(out.fileHandleForReading, err.fileHandleForReading)
-            process.waitUntilExit()
+            let output = try ProgramRunner.run("/bin/sh", ["-c", command.text], environment: environment, in: work)
             ran += 1
-            #expect(process.terminationStatus == command.status,
+            #expect(output.status == command.status,
                     """
-                    \(command) exited with \(process.terminationStatus), expected \(command.status)
-                    \(String(decoding: stdout.suffix(2_000), as: UTF8.self))
-                    \(String(decoding: stderr.suffix(2_000), as: UTF8.self))
+                    \(command) exited with \(output.status), expected \(command.status)
+                    \(output.stdout.suffix(2_000))
+                    \(output.stderr.suffix(2_000))
                     """)
         }
         #expect(ran >= 20, "only \(ran) commands found in README.md")
