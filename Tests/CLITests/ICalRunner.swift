@@ -53,15 +53,16 @@ struct ICalRunner {
     }
 }
 
-/// Runs any program with exactly the given environment, standard input closed, and
-/// captures its output (for `make`, `sh` and the like; `ICalRunner.run` runs `ical`).
+/// Runs any program with exactly the given environment (without one: this process's),
+/// standard input closed, and captures its output (for `make`, `sh`, `setsid` and the like;
+/// `ICalRunner.run` runs `ical` itself).
 enum ProgramRunner {
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String],
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                     in directory: URL? = nil) throws -> ICalRunner.Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = environment
+        if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
