@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// `make install` and `make uninstall` into a temporary DESTDIR, with the built `ical`
-/// (`ICAL_BIN`, so no release build), and the version's one place.
-@Suite struct InstallTests {
+/// (`ICAL_BIN`, so no release build), `make dist` into a temporary tarball, and the version's
+/// one place. Serialized: install and dist build the same manual generator.
+@Suite(.serialized) struct InstallTests {
     /// Runs a program with the test's PATH (make, swift and strip), a temporary HOME and
     /// pinned TZ and locale, in the checkout; `prefix` runs it through another program (setpriv).
     static func run(_ executable: String, _ arguments: [String], home: URL,
@@ -113,6 +114,35 @@ import Testing
         try FileManager.default.removeItem(at: other)
         // A second uninstall finds nothing to remove and succeeds.
         #expect(try Self.make(["uninstall"] + common, home: home).status == 0)
+    }
+
+    /// `make dist` (with the built binary, into a temporary tarball): one folder named after
+    /// the version, laid out like the installation, with the documents beside it. That its
+    /// release binary runs without the toolchain is `make dist-check`'s part.
+    @Test func distPacksTheInstalledFilesAndTheDocuments() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let home = folder.url.appendingPathComponent("home")
+        let version = try Self.sourceVersion()
+        let tarball = folder.url.appendingPathComponent("openeventkit-\(version)-linux-x86_64.tar.gz").path
+        let dist = try Self.make(["dist", "ICAL_BIN=\(ICalRunner.executable.path)", "DIST=\(tarball)"], home: home)
+        try #require(dist.status == 0, "\(dist.stderr)")
+        let unpacked = folder.url.appendingPathComponent("unpacked")
+        try FileManager.default.createDirectory(at: unpacked, withIntermediateDirectories: true)
+        let untar = try Self.run("/bin/tar", ["-C", unpacked.path, "-xzf", tarball], home: home)
+        try #require(untar.status == 0, "\(untar.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: unpacked.path) == ["openeventkit-\(version)"])
+        let root = unpacked.appendingPathComponent("openeventkit-\(version)")
+        let expected = (["CHANGELOG.md", "INSTALL", "LICENSE", "README.md", "bin/ical",
+                         "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
+                         "share/bash-completion/completions/ical", "share/fish/vendor_completions.d/ical.fish",
+                         "share/zsh/site-functions/_ical"] + (try Self.expectedManualPages())).sorted()
+        #expect(Self.files(below: root) == expected)
+        let service = try String(contentsOf: root.appendingPathComponent("lib/systemd/user/ical-sync.service"), encoding: .utf8)
+        #expect(service.contains("\nExecStart=/usr/local/bin/ical sync\n"))
+        #expect(try Self.run(root.appendingPathComponent("bin/ical").path, ["--version"], home: home).stdout == version + "\n")
+        #expect(try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+                == String(contentsOf: ICalRunner.packageRoot.appendingPathComponent("README.md"), encoding: .utf8))
     }
 
     @Test func installUnderAFileFailsWithAMessage() throws {
