@@ -151,9 +151,11 @@ import Testing
             "FEED": "http://127.0.0.1:\(feedPort)/holidays.ics",
         ]
         var ran = 0
+        var outputs: [String: String] = [:]
         for command in commands where !Self.runElsewhere.contains(command.text) {
             let output = try ProgramRunner.run("/bin/sh", ["-c", command.text], environment: environment, in: work)
             ran += 1
+            outputs[command.text] = output.stdout
             #expect(output.status == command.status,
                     """
                     \(command) exited with \(output.status), expected \(command.status)
@@ -162,6 +164,12 @@ import Testing
                     """)
         }
         #expect(ran >= 20, "only \(ran) commands found in README.md")
+        // The month grid shown is the start of what its command prints.
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        let shown = try #require(text.components(separatedBy: "```\nDecember 2026").dropFirst().first?
+            .components(separatedBy: "\n   ...\n```").first)
+        let grid = try #require(outputs["ical view month 2026-12 --tz Europe/Berlin --holidays samples/calendars/term.yaml term.ics"])
+        #expect(grid.hasPrefix("December 2026" + shown + "\n"), "README's month grid:\nDecember 2026\(shown)\nprinted:\n\(grid)")
         // The tour's results are where it says they are.
         for file in ["fixed.ics", "events.json", "events.csv", "piano.ics", "term.ics", "timetable.html", "everything.ics"] {
             #expect(manager.fileExists(atPath: work.appendingPathComponent(file).path), "\(file)")
