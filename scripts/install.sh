@@ -64,12 +64,16 @@ check() {
     done
 }
 
-# The strip tool: binutils' strip, else LLVM's.
-strip_tool() {
+# Copies a binary without its symbols and debug information: binutils' strip, else LLVM's
+# (llvm-strip, or llvm-objcopy, which the Swift toolchain ships).
+strip_copy() {
     for tool in "${STRIP:-}" strip llvm-strip; do
-        [ -n "$tool" ] && command -v "$tool" >/dev/null 2>&1 && { echo "$tool"; return; }
+        [ -n "$tool" ] && command -v "$tool" >/dev/null 2>&1 && { "$tool" --strip-all -o "$2" "$1"; return; }
     done
-    echo "scripts/install.sh: no strip tool (binutils' strip or llvm-strip) found" >&2
+    for tool in objcopy llvm-objcopy; do
+        command -v "$tool" >/dev/null 2>&1 && { "$tool" --strip-all "$1" "$2"; return; }
+    done
+    echo "scripts/install.sh: no strip tool (strip, llvm-strip, objcopy or llvm-objcopy) found" >&2
     exit 1
 }
 
@@ -79,7 +83,7 @@ stage() {
     rm -rf "$dir"
     mkdir -p "$dir/bin" "$dir/share/man/man1" "$dir/share/bash-completion/completions" \
         "$dir/share/zsh/site-functions" "$dir/share/fish/vendor_completions.d" "$dir/lib/systemd/user"
-    $(strip_tool) --strip-all -o "$dir/bin/ical" "$ical"
+    strip_copy "$ical" "$dir/bin/ical"
     chmod 755 "$dir/bin/ical"
     sh scripts/manuals.sh "$dir/bin/ical" "$dir/share/man/man1"
     "$dir/bin/ical" --generate-completion-script bash > "$dir/share/bash-completion/completions/ical"
