@@ -11,13 +11,27 @@
 #   make fuzz         libFuzzer over the reader and writer (FUZZ_SECONDS, default 600)
 #   make conformance  differential recurrence tests against Python and Foundation (needs PyPI)
 #   make docs         DocC catalogs
+#   make install      the release build, stripped, with its manual pages, completions and systemd user
+#                     units, into $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); ICAL_BIN=FILE installs that
+#                     binary instead of building one
+#   make uninstall    remove exactly the files make install writes
+#   make dist         openeventkit-VERSION-linux-ARCH.tar.gz: the same files, LICENSE, README, CHANGELOG
+#   make dist-check   unpack that tarball and run its ical on the samples with the Swift toolchain hidden
 #   make clean        remove build products
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 FUZZ_SECONDS ?= 600
+PREFIX ?= /usr/local
+DESTDIR ?=
+ICAL_BIN ?=
+# The version `ical --version` prints, from the one place it is written.
+VERSION := $(shell sed -n 's/^let icalVersion = "\(.*\)"$$/\1/p' Sources/ical/Version.swift)
+ARCH := $(shell uname -m)
+DIST := openeventkit-$(VERSION)-linux-$(ARCH).tar.gz
 
-.PHONY: default demo test samples deps build release bench fuzz conformance docs clean
+.PHONY: default demo test samples deps build release bench fuzz conformance docs clean \
+	install uninstall dist dist-check version
 
 default: test
 
@@ -28,7 +42,7 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # The flags of the shipped binary (scripts/release-flags.sh; the benchmarks use the same).
-RELEASE_FLAGS := $(shell . scripts/release-flags.sh && echo "$$ICAL_RELEASE_FLAGS")
+RELEASE_FLAGS = $(shell . scripts/release-flags.sh && echo "$$ICAL_RELEASE_FLAGS")
 
 release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
@@ -56,5 +70,32 @@ conformance: deps
 docs: deps
 	@sh scripts/docs.sh
 
+# install and dist take the release build unless ICAL_BIN names a binary.
+install:
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" sh scripts/install.sh check install
+ifeq ($(ICAL_BIN),)
+	@$(MAKE) --no-print-directory release
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" SWIFT="$(SWIFT)" sh scripts/install.sh install .build/release/ical
+else
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" SWIFT="$(SWIFT)" sh scripts/install.sh install "$(ICAL_BIN)"
+endif
+
+uninstall:
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" sh scripts/install.sh uninstall
+
+dist:
+ifeq ($(ICAL_BIN),)
+	@$(MAKE) --no-print-directory release
+	@SWIFT="$(SWIFT)" sh scripts/dist.sh .build/release/ical $(DIST)
+else
+	@SWIFT="$(SWIFT)" sh scripts/dist.sh "$(ICAL_BIN)" $(DIST)
+endif
+
+dist-check:
+	@sh scripts/dist-check.sh $(DIST)
+
+version:
+	@echo $(VERSION)
+
 clean:
-	rm -rf .build .build-* Benchmarks/.build Benchmarks/work
+	rm -rf .build .build-* Benchmarks/.build Benchmarks/work openeventkit-*-linux-*.tar.gz

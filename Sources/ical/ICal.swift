@@ -25,7 +25,7 @@ struct ICal: ParsableCommand {
               ical ui edit-event --app-id org.example.lessons   (the system's event editor)
               ical --generate-completion-script bash > /etc/bash_completion.d/ical
             """,
-        version: "0.1.0",
+        version: icalVersion,
         subcommands: [Query.self, View.self, Convert.self, Validate.self, Lessons.self,
                       Import.self, Export.self, Calendars.self, Events.self, Sources.self, Sync.self, Privacy.self, UI.self,
                       Extensions.self, Suggestions.self])

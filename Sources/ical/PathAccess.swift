@@ -180,7 +180,7 @@ final class PathGate {
                 throw refuseWrite(path, location, reason: "it is not a calendar's folder or an item in one")
             }
             guard let types = store.collectionEntityTypes(identifier) else {
-                throw refuseWrite(path, location, reason: "the store has no calendar '\(identifier)' (create it with: ical calendars add)")
+                throw refuseWrite(path, location, reason: "the store has no calendar '\(identifier)' (create it with: ical calendars create)")
             }
             // The default calendar for events takes write-only access too; any other
             // calendar is chosen, which needs full access (as `ical import --calendar`).

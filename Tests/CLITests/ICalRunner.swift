@@ -53,6 +53,29 @@ struct ICalRunner {
     }
 }
 
+/// Runs any program with exactly the given environment (without one: this process's),
+/// standard input closed, and captures its output (for `make`, `sh`, `setsid` and the like;
+/// `ICalRunner.run` runs `ical` itself).
+enum ProgramRunner {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                    in directory: URL? = nil) throws -> ICalRunner.Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let (stdout, stderr) = PipeReader.readAll(out.fileHandleForReading, err.fileHandleForReading)
+        process.waitUntilExit()
+        return ICalRunner.Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                                 stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
 /// Reads a child's standard output and standard error to their ends.
 ///
 /// Both at once, so that a child that fills one pipe while the other is read does not wait

@@ -108,19 +108,9 @@ import Testing
     /// Runs `ical` in a new session with no controlling terminal (setsid), so no prompt can show
     /// whatever terminal runs the tests.
     private func withoutTerminal(_ arguments: [String]) throws -> ICalRunner.Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["--wait", ICalRunner.executable.path] + arguments
-        process.environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin", "ICAL_NOW": "2026-11-22T10:00:00"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let (stdout, stderr) = PipeReader.readAll(out.fileHandleForReading, err.fileHandleForReading)
-        process.waitUntilExit()
-        return ICalRunner.Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                                 stderr: String(decoding: stderr, as: UTF8.self))
+        try ProgramRunner.run("/usr/bin/setsid", ["--wait", ICalRunner.executable.path] + arguments,
+                              environment: ["TZ": "UTC", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin",
+                                            "ICAL_NOW": "2026-11-22T10:00:00"])
     }
 
     // MARK: Files

@@ -198,20 +198,10 @@ import Testing
     @Test func withoutATerminalTheEditorCancels() throws {
         let store = try Store()
         defer { store.remove() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["--wait", ICalRunner.executable.path, "ui", "edit-event", "--app-id", "org.example.dropin",
-                             "--store", store.path]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let (outData, errData) = PipeReader.readAll(output.fileHandleForReading, errors.fileHandleForReading)
-        let stdout = String(decoding: outData, as: UTF8.self)
-        let stderr = String(decoding: errData, as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let run = try ProgramRunner.run("/usr/bin/setsid", ["--wait", ICalRunner.executable.path, "ui", "edit-event",
+                                                           "--app-id", "org.example.dropin", "--store", store.path])
+        let (stdout, stderr) = (run.stdout, run.stderr)
+        #expect(run.status == 0)
         #expect(stdout == "canceled\n")
         #expect(stderr.hasPrefix("ical ui edit-event: no terminal (/dev/tty cannot be opened"), "\(stderr)")
         #expect(stderr.hasSuffix("the editor was canceled\n"))
