@@ -55,13 +55,13 @@ extension ICal {
                 --force; an unchanged feed costs one conditional request; a feed that fails
                 or is not iCalendar keeps its last good copy.
 
-                Time limits: a server may think for --response-timeout before it begins to
-                answer a request (long, because some servers take minutes over a large
-                calendar after a start); once a transfer moves, it must keep up at least
-                1 KiB/s averaged over --stall-timeout, so a server that sends its headers and
-                then nothing, or trickles a byte now and then, is stopped; each request also
-                has a deadline scaled to the 64 MiB it may carry; and the whole sync ends
-                after --timeout, wherever it is. A request stopped by a limit fails like any
+                Time limits: a server may think for --response-timeout (default 10m) before
+                it begins to answer a request (long, because some servers take minutes over
+                a large calendar after a start); once a transfer moves, it must keep up at
+                least 1 KiB/s averaged over --stall-timeout (default 1m), so a server that
+                sends its headers and then nothing, or trickles a byte now and then, is
+                stopped; each request also has a deadline scaled to the 64 MiB it may carry;
+                and the whole sync ends after --timeout (default 30m), wherever it is. A request stopped by a limit fails like any
                 other: nothing local is lost or half-written, each calendar keeps its last
                 good sync token, and the next sync picks up from there.
 
@@ -205,9 +205,9 @@ extension ICal.Sources {
                 subscription: an iCalendar feed (https://, webcal://), read-only.
 
                 The time limits are those of `ical sync` (see its help): --response-timeout
-                for each request's answer to begin, --stall-timeout for a transfer that
-                stops moving, and --timeout for the whole discovery. Nothing is added to the
-                store when a limit runs out.
+                (default 10m) for each request's answer to begin, --stall-timeout (default
+                1m) for a transfer that stops moving, and --timeout (default 30m) for the
+                whole discovery. Nothing is added to the store when a limit runs out.
 
                 Examples:
                   ical sources add caldav http://127.0.0.1:5232/ --name Radicale --user ada --password-command 'cat ~/.dav-password'
