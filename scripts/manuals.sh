@@ -33,7 +33,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 for page in "$work"/*.1; do
     name=$(basename "$page" .1 | tr . -)
-    # .Dt ICAL.QUERY 1 -> ICAL-QUERY; .Xr ical.query 1 -> ical-query.
-    sed -e "s/^\.Os\$/.Os OpenEventKit $version/" -e '/^\.Dt /s/\([A-Z0-9]\)\.\([A-Z0-9]\)/\1-\2/g' \
+    # .Dt ICAL.QUERY 1 -> ICAL-QUERY; .Xr ical.query 1 -> ical-query; the blank lines of the
+    # help's paragraphs -> .Pp (mdoc's paragraph break; groff warns of an empty line).
+    sed -e "s/^\.Os\$/.Os OpenEventKit $version/" -e '/^\.Dt /s/\([A-Z0-9]\)\.\([A-Z0-9]\)/\1-\2/g' -e 's/^$/.Pp/' \
         -e '/^\.Xr /s/\([a-z0-9-]\)\.\([a-z0-9]\)/\1-\2/g' "$page" > "$out/$name.1"
 done
