@@ -388,10 +388,7 @@ private final class CurlConnection {
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge) }
         if code == CURLE_OPERATION_TIMEDOUT && Deadline.now() >= latestEnd - 0.1 {
             // libcurl's backstop, or its connection time-out cut short by a deadline.
-            var pace = transfer.pace
-            if let problem = pace.observe(now: latestEnd, uploaded: 0, uploadTotal: 0, received: 0) {
-                return .failure(.slow(problem))
-            }
+            return .failure(.slow(transfer.pace.endingLimit))
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -98,6 +98,12 @@ package struct TransferPace: Sendable {
     /// The moment the exchange must be over, whichever limit comes first.
     package var latestEnd: Double { min(end, limits.deadline?.instant ?? .infinity) }
 
+    /// The limit that ends the exchange at ``latestEnd``.
+    package var endingLimit: Problem {
+        if let deadline = limits.deadline, deadline.instant <= end { return .deadline(budget: deadline.budget) }
+        return .tooLong(seconds: end - start)
+    }
+
     /// Records the state at `now` and says whether the exchange must end.
     ///
     /// - Parameters:
@@ -113,8 +119,9 @@ package struct TransferPace: Sendable {
         }
         if answered == nil && uploaded >= uploadTotal {
             // Sent in full: waiting for the server to begin its answer.
-            if sent == nil { sent = now }
-            let waited = now - (sent ?? now)
+            let sentAt = sent ?? now
+            sent = sentAt
+            let waited = now - sentAt
             return waited >= limits.responseTimeout ? .noAnswer(waited: waited) : nil
         }
         // Moving (sending the body, or receiving the answer): the rate over the window.

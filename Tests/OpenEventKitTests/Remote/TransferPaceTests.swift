@@ -97,6 +97,7 @@ import Testing
         let result = try #require(Self.run(&pace, to: 1_000) { Int($0) * 2_048 })
         #expect(result.time == 99)
         #expect(result.problem == .tooLong(seconds: 99))
+        #expect(pace.endingLimit == .tooLong(seconds: 99))
     }
 
     @Test func theOperationsDeadlineEndsAnExchangeWhereverItIs() throws {
@@ -104,6 +105,7 @@ import Testing
         limits.deadline = Deadline(instant: 7, budget: 120)
         var pace = TransferPace(limits: limits, responseBytes: 1 << 20, start: 0)
         #expect(pace.latestEnd == 7)
+        #expect(pace.endingLimit == .deadline(budget: 120))
         let result = try #require(Self.run(&pace, to: 100) { Int($0) * 100_000 })
         #expect(result.time == 7)
         #expect(result.problem == .deadline(budget: 120))
