@@ -36,6 +36,9 @@ let package = Package(
         // One call of sqlite3_config (variadic, which Swift cannot call) for `ical`'s
         // one-shot processes; SQLite is GRDB's (GRDBSQLite).
         .systemLibrary(name: "CSQLiteConfig"),
+        // Landlock, capabilities and the sandboxed launch (fork, restrict, exec), in C: what
+        // runs between fork and exec must be async-signal-safe.
+        .target(name: "CLandlock"),
 
         // Libraries
         .target(
@@ -60,6 +63,10 @@ let package = Package(
         .target(
             name: "OpenEventKitIntents",
             dependencies: ["OpenEventKit"]),
+        // The trusted side: the sandbox of `ical run` and the broker that owns the store.
+        .target(
+            name: "OpenEventKitBroker",
+            dependencies: ["OpenEventKit", "ICalKit", "CLandlock"]),
 
         // Tools
         .executableTarget(
@@ -67,6 +74,7 @@ let package = Package(
             dependencies: [
                 "ICalKit",
                 "OpenEventKit",
+                "OpenEventKitBroker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -120,6 +128,9 @@ let package = Package(
                 "OpenEventKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        .testTarget(
+            name: "OpenEventKitBrokerTests",
+            dependencies: ["OpenEventKitBroker", "OpenEventKit", "ICalKit"]),
         .testTarget(
             name: "OpenEventKitUITests",
             dependencies: ["OpenEventKitUI", "OpenEventKit"]),
