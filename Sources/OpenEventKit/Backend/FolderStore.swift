@@ -212,7 +212,7 @@ package struct FolderStore: Sendable {
     /// `touchingAccessTime: false` leaves the file's access time as it was, where the
     /// system allows it (see ``StoreSystem/readFile(_:limit:touchingAccessTime:)``): for
     /// readers of many files that are not the user's reading, such as the query index.
-    package func readItem(in collection: String, name: String, touchingAccessTime: Bool = true) throws(StoreError) -> ItemReadResult {
+    package func readItem(in collection: String, name: String, touchingAccessTime: Bool) throws(StoreError) -> ItemReadResult {
         guard ItemFileName.isItemName(name) else {
             throw StoreError(.invalidName, "'\(name)' is not an item file name", path: collection)
         }
@@ -227,9 +227,16 @@ package struct FolderStore: Sendable {
                 Diagnostic(.error, .io, line: 1, file: path, message: "\(error.message); item skipped")])
         }
         let file = ItemFile(collection: collection, name: name, path: path, identity: contents.identity)
+        return Self.parseItem(contents.bytes, file: file)
+    }
+
+    /// An item file's bytes read as an item: nil with a diagnostic naming the file and line
+    /// when they are not iCalendar or hold no VEVENT, VTODO or VJOURNAL.
+    package static func parseItem(_ bytes: [UInt8], file: ItemFile) -> ItemReadResult {
+        let path = file.path
         let result: ReadResult
         do {
-            result = try ICalReader().read(contents.bytes, file: path)
+            result = try ICalReader().read(bytes, file: path)
         } catch {
             return ItemReadResult(item: nil, diagnostics: [
                 Diagnostic(.error, error.code, line: error.line ?? 1, file: path, message: "\(error.message); item skipped")])

@@ -81,11 +81,4 @@ extension FolderStore {
         }
         return StoreSnapshot(collections: result)
     }
-
-    /// Scans the store and reports what changed since `earlier`, with the new snapshot to
-    /// pass to the next scan.
-    package func scanChanges(since earlier: StoreSnapshot) throws(StoreError) -> (changes: StoreChanges, snapshot: StoreSnapshot) {
-        let now = try snapshot()
-        return (now.changes(since: earlier), now)
-    }
 }

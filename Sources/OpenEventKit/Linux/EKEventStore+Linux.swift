@@ -95,5 +95,5 @@ extension EKEventStore {
 extension EKEventStore {
     /// The folder store behind this event store, for `ical`'s sync and sources commands
     /// (which check the app's access first).
-    package var folderStore: FolderStore? { backend }
+    package var folderStore: FolderStore? { backend?.folder }
 }

@@ -322,7 +322,7 @@ extension EKEventStore {
         let backend = try requireBackend()
         var batch = Batch()
         if type == .event { batch.setDefaults(eventCalendar: calendar.identifier) } else { batch.setDefaults(reminderList: calendar.identifier) }
-        do { try backend.commit(batch) } catch { throw EKError(storeError: error) }
+        do { _ = try backend.commit(batch) } catch { throw EKError(storeError: error) }
         postChanged(alsoToOthers: true)
     }
 
@@ -339,11 +339,11 @@ extension EKEventStore {
     struct ImportTargets {
         let store: EKEventStore
         let calendar: EKCalendar?
-        let backend: FolderStore?
+        let backend: (any StoreBackend)?
         private var targets: [EKEntityType: String] = [:]
         private var files: [String: [String: FileIdentity]] = [:]
 
-        init(store: EKEventStore, calendar: EKCalendar?, backend: FolderStore?) {
+        init(store: EKEventStore, calendar: EKCalendar?, backend: (any StoreBackend)?) {
             self.store = store
             self.calendar = calendar
             self.backend = backend

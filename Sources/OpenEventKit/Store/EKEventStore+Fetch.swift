@@ -167,7 +167,7 @@ extension EKEventStore {
     /// The query index, opened on first use and refreshed when it may be stale; nil when the
     /// store cannot be listed (queries then read every item).
     func currentIndex() -> StoreIndex? {
-        guard let backend else { return nil }
+        guard let backend = backend?.folder else { return nil }
         if let queryIndex, !indexIsStale { return queryIndex }
         let scan: StoreIndex.Scan = indexNeedsFullScan ? .everyFile : indexScan
         do {

@@ -33,8 +33,9 @@ public typealias EKEventStoreRequestAccessCompletionHandler = @Sendable (Bool, (
 /// The store is safe to use from several threads (its state is behind a lock); the items
 /// and calendars it returns are not, as with EventKit.
 public final class EKEventStore: NSObject, @unchecked Sendable {
-    /// The folder store, nil when it could not be opened (then ``openError`` says why).
-    let backend: FolderStore?
+    /// The folder store, or the broker in a sandboxed app; nil when the store could not be
+    /// opened (then ``openError`` says why).
+    let backend: (any StoreBackend)?
     /// Why the store folder could not be opened: every operation then fails or returns nothing.
     let openError: EKError?
     /// The access check every operation passes.
@@ -174,7 +175,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// for outside changes): for a short-lived process such as one `ical query`, which reads
     /// once and exits. The store still sees every change when it reads (its query index is
     /// refreshed on first use).
-    package init(backend: FolderStore?, openError: EKError? = nil, authority: any AccessAuthority, watchingChanges: Bool = true) {
+    package init(backend: (any StoreBackend)?, openError: EKError? = nil, authority: any AccessAuthority, watchingChanges: Bool = true) {
         self.backend = backend
         self.openError = openError
         self.authority = authority
@@ -223,7 +224,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         return EKError(.eventStoreNotAuthorized, "\(what) needs access to \(kind); the app's status is \(status)")
     }
 
-    func requireBackend() throws(EKError) -> FolderStore {
+    func requireBackend() throws(EKError) -> any StoreBackend {
         guard let backend else { throw openError ?? EKError(.internalFailure, "the store could not be opened") }
         return backend
     }
@@ -376,7 +377,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// The change scan's baseline after this store's own commit: the files it wrote and
     /// removed, so the scan does not report them as another program's (and no listing of
     /// the whole folder is needed).
-    func patched(_ snapshot: StoreSnapshot, after committed: State, result: CommitResult, backend: FolderStore) -> StoreSnapshot {
+    func patched(_ snapshot: StoreSnapshot, after committed: State, result: CommitResult, backend: any StoreBackend) -> StoreSnapshot {
         var snapshot = snapshot
         func metadata(_ identifier: String) -> [FileIdentity?] {
             let folder = backend.root + "/" + identifier
@@ -424,7 +425,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// the sync changed something.
     public func refreshSourcesIfNecessary() {
         checkForExternalChanges()
-        guard let backend, level(.event) == .full || level(.reminder) == .full,
+        guard let backend = backend?.folder, level(.event) == .full || level(.reminder) == .full,
               let sources = try? RemoteSourceFiles(storeRoot: backend.root).sources(), !sources.isEmpty,
               refreshing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let manager = RemoteSourceManager(store: backend)
