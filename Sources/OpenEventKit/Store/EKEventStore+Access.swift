@@ -8,12 +8,18 @@ extension EKEventStore {
     /// default store's decisions for the app's manifest. `restricted` when the manifest or the
     /// decisions cannot be read.
     public class func authorizationStatus(for entityType: EKEntityType) -> EKAuthorizationStatus {
-        AccessController.authorizationStatus(for: entityType)
+        if let client = BrokerClient.shared { return client.authorizationStatus(for: entityType) }
+        return AccessController.authorizationStatus(for: entityType)
     }
 
     private func request(_ request: AccessController.Request, completion: @escaping EKEventStoreRequestAccessCompletionHandler) {
         if let controller = authority as? AccessController {
             controller.request(request, completion: completion)
+        } else if let broker = authority as? BrokerAuthority {
+            DispatchQueue.global().async {
+                let (granted, error) = broker.client.respond(to: request)
+                completion(granted, error)
+            }
         } else {
             let granted = authority.accessLevel(for: request.entityType) != .none
             DispatchQueue.global().async { completion(granted, nil) }
@@ -22,6 +28,14 @@ extension EKEventStore {
 
     private func request(_ request: AccessController.Request) async throws -> Bool {
         if let controller = authority as? AccessController { return try await controller.request(request) }
+        if let broker = authority as? BrokerAuthority {
+            return try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    let (granted, error) = broker.client.respond(to: request)
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: granted) }
+                }
+            }
+        }
         return authority.accessLevel(for: request.entityType) != .none
     }
 

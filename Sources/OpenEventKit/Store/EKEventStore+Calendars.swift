@@ -39,7 +39,7 @@ extension EKEventStore {
     /// The store's remote sources (`.openeventkit/sources.json`) and the collections each
     /// mirrors, with whether each may be written (caller holds the lock).
     func remoteSources() -> [(source: EKSource, collections: [String: Bool])] {
-        guard let backend else { return [] }
+        guard let backend = backend?.folder else { return [] }
         let files = RemoteSourceFiles(storeRoot: backend.root)
         guard let identity = try? files.sourcesIdentity() else { return [] }
         if identity != remoteSourceRecords.identity {
@@ -125,7 +125,8 @@ extension EKEventStore {
             let mirror = remote[collection.identifier]
             result.append(EKCalendar(eventStore: self, identifier: collection.identifier, title: collection.title,
                                      color: collection.color, entityMask: types, source: mirror?.source ?? localSourceStorage,
-                                     isSaved: true, writable: access(collection.path, W_OK) == 0 && (mirror?.writable ?? true)))
+                                     isSaved: true,
+                                     writable: (collection.path.isEmpty || access(collection.path, W_OK) == 0) && (mirror?.writable ?? true)))
         }
         for change in state.calendarChanges {
             switch change {

@@ -155,6 +155,8 @@ extension EKEventStore {
         _ = try requireBackend()
         var identifier = calendar.identifier
         if calendar.isVirtual {
+            // A sandboxed app's broker sends the event where the user chose (the app is not told).
+            if backend?.folder == nil { return Self.virtualCalendarIdentifier }
             guard let chosen = writeOnlyTarget ?? defaultCalendar(for: .event)?.identifier else {
                 throw EKError(.noCalendar, "the store has no calendar for events")
             }

@@ -123,6 +123,13 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// with no calendars whose saves fail; ``AppManifest`` and the Linux-only
     /// ``init(storeURL:manifest:)`` report such problems as errors instead.
     public override convenience init() {
+        if let client = BrokerClient.shared {
+            // Started by `ical run`: the store is the broker's (see the article "Access
+            // levels and the permission manifest", section "Sandboxed apps").
+            self.init(backend: BrokerBackend(client: client), authority: BrokerAuthority(client: client), watchingChanges: false)
+            client.observe(self)
+            return
+        }
         let environment = ProcessInfo.processInfo.environment
         let root: String
         do {
@@ -180,7 +187,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         self.openError = openError
         self.authority = authority
         super.init()
-        if let backend {
+        if let backend = backend?.folder {
             StoreRegistry.register(self, root: backend.root)
             guard watchingChanges else { return }
             // The change scan's baseline is taken on the watcher's thread, not here: it lists
@@ -193,7 +200,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
 
     deinit {
         watcher?.stop()
-        if let backend { StoreRegistry.unregister(self, root: backend.root) }
+        if let backend = backend?.folder { StoreRegistry.unregister(self, root: backend.root) }
     }
 
     /// Diagnostics of item files the latest fetch could not read (a corrupt file is skipped
@@ -454,7 +461,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
 
     func postChanged(alsoToOthers: Bool) {
         NotificationCenter.default.post(name: .EKEventStoreChanged, object: self)
-        guard alsoToOthers, let backend else { return }
+        guard alsoToOthers, let backend = backend?.folder else { return }
         for other in StoreRegistry.stores(root: backend.root) where other !== self {
             other.checkForExternalChanges()
         }
