@@ -230,6 +230,23 @@ package struct FolderStore: Sendable {
         return Self.parseItem(contents.bytes, file: file)
     }
 
+    /// Reads one item with the file's bytes as they are (the broker sends these to an app).
+    package func readItemBytes(in collection: String, name: String) throws(StoreError) -> (bytes: [UInt8], result: ItemReadResult) {
+        guard ItemFileName.isItemName(name) else {
+            throw StoreError(.invalidName, "'\(name)' is not an item file name", path: collection)
+        }
+        let path = try collectionFolder(collection) + "/" + name
+        let contents = try StoreSystem.readFile(path, limit: Self.maximumItemSize)
+        let file = ItemFile(collection: collection, name: name, path: path, identity: contents.identity)
+        return (contents.bytes, Self.parseItem(contents.bytes, file: file))
+    }
+
+    /// Bytes meant for an item file (not on disk yet) read as an item, to learn what it holds.
+    package static func parseItem(_ bytes: [UInt8], collection: String, name: String) -> ItemReadResult {
+        let none = FileIdentity(device: 0, inode: 0, size: 0, modificationSeconds: 0, modificationNanoseconds: 0)
+        return parseItem(bytes, file: ItemFile(collection: collection, name: name, path: collection + "/" + name, identity: none))
+    }
+
     /// An item file's bytes read as an item: nil with a diagnostic naming the file and line
     /// when they are not iCalendar or hold no VEVENT, VTODO or VJOURNAL.
     package static func parseItem(_ bytes: [UInt8], file: ItemFile) -> ItemReadResult {

@@ -168,6 +168,12 @@ package struct BrokerAccessFailure: Codable, Sendable, Hashable {
     package var message: String
     package var key: String?
     package var remedy: String?
+    package init(code: String, message: String, key: String?, remedy: String?) {
+        self.code = code
+        self.message = message
+        self.key = key
+        self.remedy = remedy
+    }
 }
 
 /// A collection on the wire.
@@ -175,6 +181,11 @@ package struct BrokerCollection: Codable, Sendable, Hashable {
     package var identifier: String
     package var title: String
     package var color: String?
+    package init(identifier: String, title: String, color: String?) {
+        self.identifier = identifier
+        self.title = title
+        self.color = color
+    }
 }
 
 /// An item file's name and identity.
@@ -182,12 +193,21 @@ package struct BrokerItemFile: Codable, Sendable, Hashable {
     package var collection: String
     package var name: String
     package var identity: FileIdentity
+    package init(collection: String, name: String, identity: FileIdentity) {
+        self.collection = collection
+        self.name = name
+        self.identity = identity
+    }
 }
 
 /// An item file's name, identity and bytes.
 package struct BrokerItem: Codable, Sendable, Hashable {
     package var file: BrokerItemFile
     package var bytes: Data
+    package init(file: BrokerItemFile, bytes: Data) {
+        self.file = file
+        self.bytes = bytes
+    }
 }
 
 /// The identity a commit gave an item file.
@@ -195,12 +215,21 @@ package struct BrokerCommitted: Codable, Sendable, Hashable {
     package var collection: String
     package var name: String
     package var identity: FileIdentity
+    package init(collection: String, name: String, identity: FileIdentity) {
+        self.collection = collection
+        self.name = name
+        self.identity = identity
+    }
 }
 
 /// One collection of a snapshot.
 package struct BrokerSnapshotCollection: Codable, Sendable, Hashable {
     package var metadata: [FileIdentity?]
     package var items: [String: FileIdentity]
+    package init(metadata: [FileIdentity?], items: [String: FileIdentity]) {
+        self.metadata = metadata
+        self.items = items
+    }
 }
 
 // MARK: Conversions

@@ -145,7 +145,7 @@ extension EKEventStore {
 
     /// The entity types of a collection: store.json's record, else reminders for the default
     /// reminder list and events for any other folder.
-    static func entityTypes(of identifier: String, metadata: StoreMetadata?) -> EKEntityMask {
+    package static func entityTypes(of identifier: String, metadata: StoreMetadata?) -> EKEntityMask {
         if let recorded = metadata?.entityTypes?[identifier], !recorded.isEmpty {
             return recorded.reduce(into: EKEntityMask()) { $0.insert($1 == .event ? .event : .reminder) }
         }

@@ -16,7 +16,7 @@ import Synchronization
 /// it, or the per-user watch limit reached) it falls back to calling `onChange` every two
 /// seconds; the store's change scan (file identities, no file opened) then decides whether
 /// anything changed, so a false alarm costs one folder listing and posts nothing.
-final class StoreWatcher: Sendable {
+package final class StoreWatcher: Sendable {
     private final class Flag: Sendable {
         let value = Atomic<Bool>(false)
         func load(ordering: AtomicLoadOrdering) -> Bool { value.load(ordering: .relaxed) }
@@ -30,7 +30,7 @@ final class StoreWatcher: Sendable {
     /// any change made since the watches were placed is reported with `onChange(true)`:
     /// certain, although the baseline may already include it. Later bursts call
     /// `onChange(false)`: the store's scan decides whether anything changed.
-    init(root: String, start: @escaping @Sendable () -> Void = {}, onChange: @escaping @Sendable (Bool) -> Void) {
+    package init(root: String, start: @escaping @Sendable () -> Void = {}, onChange: @escaping @Sendable (Bool) -> Void) {
         let stopped = self.stopped
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         var watched = Set<String>()
@@ -54,7 +54,7 @@ final class StoreWatcher: Sendable {
     }
 
     /// Stops watching; the thread ends within half a second.
-    func stop() {
+    package func stop() {
         stopped.store(true, ordering: .relaxed)
     }
 
