@@ -126,6 +126,7 @@ let package = Package(
             name: "OpenEventKitTests",
             dependencies: [
                 "OpenEventKit",
+                "OpenEventKitBroker",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

@@ -237,7 +237,7 @@ package final class AccessController: AccessAuthority {
         /// The deprecated `requestAccess(to:)`.
         case legacy(EKEntityType)
 
-        var entityType: EKEntityType {
+        package var entityType: EKEntityType {
             switch self {
             case .fullAccessToEvents, .writeOnlyAccessToEvents: .event
             case .fullAccessToReminders: .reminder

@@ -27,6 +27,15 @@ package final class FrameChannel: @unchecked Sendable {
 
     deinit { close() }
 
+    /// Two connected channels (a Unix stream socket pair, close-on-exec).
+    package static func pair() throws -> (FrameChannel, FrameChannel) {
+        var descriptors: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
+            throw Failure(message: "cannot make a socket pair (\(String(cString: strerror(errno))))")
+        }
+        return (FrameChannel(descriptor: descriptors[0]), FrameChannel(descriptor: descriptors[1]))
+    }
+
     /// Closes the socket (both directions); a reader blocked on it wakes with an error.
     package func close() {
         closed.withLock {

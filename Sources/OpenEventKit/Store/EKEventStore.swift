@@ -126,8 +126,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
         if let client = BrokerClient.shared {
             // Started by `ical run`: the store is the broker's (see the article "Access
             // levels and the permission manifest", section "Sandboxed apps").
-            self.init(backend: BrokerBackend(client: client), authority: BrokerAuthority(client: client), watchingChanges: false)
-            client.observe(self)
+            self.init(broker: client)
             return
         }
         let environment = ProcessInfo.processInfo.environment
@@ -139,6 +138,13 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
             return
         }
         self.init(openingRoot: root, manifest: nil)
+    }
+
+    /// A store whose every read and write is a call to the broker on `client` (a sandboxed
+    /// app's; `init()` makes one when `ical run` started the app).
+    package convenience init(broker client: BrokerClient) {
+        self.init(backend: BrokerBackend(client: client), authority: BrokerAuthority(client: client), watchingChanges: false)
+        client.observe(self)
     }
 
     /// Deprecated on Apple's systems: a store restricted to some sources. Here there is one

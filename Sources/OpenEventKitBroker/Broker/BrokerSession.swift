@@ -26,7 +26,10 @@ package protocol BrokerHelpers: Sendable {
 package final class BrokerSession: @unchecked Sendable {
     package let store: FolderStore
     package let manifest: AppManifest
-    let authority: AccessController
+    /// The app's levels.
+    let authority: any AccessAuthority
+    /// The app's access controller, which answers requests (nil: fixed levels, for tests).
+    let controller: AccessController?
     let channel: FrameChannel
     let helpers: (any BrokerHelpers)?
     private let lock = NSLock()
@@ -51,10 +54,23 @@ package final class BrokerSession: @unchecked Sendable {
         self.channel = channel
         self.helpers = helpers
         let box = SessionBox()
-        authority = AccessController(manifest: manifest, storeRoot: store.root, prompt: prompt, onChange: { _, _ in
+        let controller = AccessController(manifest: manifest, storeRoot: store.root, prompt: prompt, onChange: { _, _ in
             box.session?.notify(.accessChanged)
         })
+        self.controller = controller
+        authority = controller
         box.session = self
+    }
+
+    /// A session with fixed levels (tests of the access matrix through the broker): requests
+    /// are answered with the level as it is, as a store with such an authority does.
+    package init(store: FolderStore, authority: any AccessAuthority, channel: FrameChannel, helpers: (any BrokerHelpers)? = nil) {
+        self.store = store
+        self.manifest = AppManifest(bundleIdentifier: "org.openeventkit.tests.fixed")
+        self.channel = channel
+        self.helpers = helpers
+        self.authority = authority
+        self.controller = nil
     }
 
     // MARK: Serving
@@ -136,7 +152,8 @@ package final class BrokerSession: @unchecked Sendable {
                 case .legacyEvents: .legacy(.event)
                 case .legacyReminders: .legacy(.reminder)
                 }
-                let (granted, error) = authority.respond(to: request)
+                guard let controller else { return .granted(authority.accessLevel(for: request.entityType) != .none, error: nil) }
+                let (granted, error) = controller.respond(to: request)
                 return .granted(granted, error: error.map {
                     BrokerAccessFailure(code: $0.code.rawValue, message: $0.message, key: $0.key, remedy: $0.remedy)
                 })

@@ -1,15 +1,57 @@
 import Foundation
 import Testing
 @testable import OpenEventKit
+import OpenEventKitBroker
 
 /// Every authorization status against every EKEventStore operation: the store enforces the
-/// levels on every path (EVENTKIT-API.md section 3), including write-only's surprises.
+/// levels on every path (EVENTKIT-API.md section 3), including write-only's surprises. Each
+/// test runs twice: in process (a trusted program's store) and through the broker (a
+/// sandboxed app's store, whose every call the broker checks again).
 @Suite struct AccessMatrixTests {
     static let statuses: [EKAuthorizationStatus] = [.notDetermined, .restricted, .denied, .writeOnly, .fullAccess]
 
+    /// Where the app's store is.
+    enum Route: String, CaseIterable, CustomTestStringConvertible {
+        case inProcess, broker
+        var testDescription: String { rawValue }
+    }
+
+    /// An app's store over `authority`: in process, or through a broker session on a socket pair.
+    static func store(at folder: StoreFolder, authority: any AccessAuthority, route: Route) throws -> EKEventStore {
+        let backend = try FolderStore.open(at: folder.path)
+        switch route {
+        case .inProcess:
+            return EKEventStore(backend: backend, authority: authority)
+        case .broker:
+            let (app, broker) = try FrameChannel.pair()
+            let session = BrokerSession(store: backend, authority: authority, channel: broker)
+            Thread.detachNewThread { session.serve() }
+            return EKEventStore(broker: BrokerClient(channel: app))
+        }
+    }
+
+    /// An app's store for `manifest` with its access controller (the broker's, through the broker).
+    static func store(at folder: StoreFolder, manifest: AppManifest, prompt: ScriptedPrompt, route: Route) throws -> EKEventStore {
+        let backend = try FolderStore.open(at: folder.path)
+        switch route {
+        case .inProcess:
+            let box = StoreReference()
+            let access = AccessController(manifest: manifest, storeRoot: folder.path, prompt: prompt, clock: { fixedNow },
+                                          onChange: { _, _ in box.store?.accessDidChange() })
+            let store = EKEventStore(backend: backend, authority: access)
+            box.store = store
+            return store
+        case .broker:
+            let (app, broker) = try FrameChannel.pair()
+            let session = BrokerSession(store: backend, manifest: manifest, channel: broker, prompt: prompt, helpers: nil)
+            Thread.detachNewThread { session.serve() }
+            return EKEventStore(broker: BrokerClient(channel: app))
+        }
+    }
+
     /// A store with one committed event (written with full access) and one reminder, reopened
     /// under `events` / `reminders`.
-    private func seeded(events: EKAuthorizationStatus, reminders: EKAuthorizationStatus) throws -> (TestStore, EKEventStore, eventID: String, uid: String) {
+    private func seeded(events: EKAuthorizationStatus, reminders: EKAuthorizationStatus, route: Route) throws -> (TestStore, EKEventStore, eventID: String, uid: String) {
         let test = try TestStore()
         let event = newEvent(test.store, "Existing", "2026-12-02T10:00")
         try test.store.save(event, span: .thisEvent)
@@ -17,8 +59,7 @@ import Testing
         reminder.title = "Existing reminder"
         reminder.calendar = test.store.defaultCalendarForNewReminders()
         try test.store.save(reminder, commit: true)
-        let store = EKEventStore(backend: try FolderStore.open(at: test.folder.path),
-                                 authority: FixedAccessAuthority(events: events, reminders: reminders))
+        let store = try Self.store(at: test.folder, authority: FixedAccessAuthority(events: events, reminders: reminders), route: route)
         return (test, store, try #require(event.eventIdentifier), try #require(event.calendarItemExternalIdentifier))
     }
 
@@ -37,9 +78,9 @@ import Testing
         return titles.values
     }
 
-    @Test(arguments: statuses)
-    func eventOperations(_ status: EKAuthorizationStatus) throws {
-        let (test, store, identifier, uid) = try seeded(events: status, reminders: .notDetermined)
+    @Test(arguments: statuses, Route.allCases)
+    func eventOperations(_ status: EKAuthorizationStatus, route: Route) throws {
+        let (test, store, identifier, uid) = try seeded(events: status, reminders: .notDetermined, route: route)
         _ = test
         let window = store.predicateForEvents(withStart: utc("2026-12-01T00:00"), end: utc("2026-12-31T00:00"), calendars: nil)
         var enumerated = 0
@@ -122,9 +163,9 @@ import Testing
         }
     }
 
-    @Test(arguments: statuses)
-    func reminderOperations(_ status: EKAuthorizationStatus) throws {
-        let (test, store, _, _) = try seeded(events: .fullAccess, reminders: status)
+    @Test(arguments: statuses, Route.allCases)
+    func reminderOperations(_ status: EKAuthorizationStatus, route: Route) throws {
+        let (test, store, _, _) = try seeded(events: .fullAccess, reminders: status, route: route)
         let reminder = EKReminder(eventStore: store)
         reminder.title = "New reminder"
         reminder.calendar = store.defaultCalendarForNewReminders() ?? EKCalendar(for: .reminder, eventStore: store)
@@ -148,17 +189,14 @@ import Testing
 
     /// TN3153: the first fetch under write-only asks to upgrade; allowed, the store posts
     /// EKEventStoreChanged and returns data from then on.
-    @Test func firstFetchUnderWriteOnlyOffersTheUpgrade() throws {
+    @Test(arguments: Route.allCases)
+    func firstFetchUnderWriteOnlyOffersTheUpgrade(route: Route) throws {
         let test = try TestStore()
         let event = newEvent(test.store, "Existing", "2026-12-02T10:00")
         try test.store.save(event, span: .thisEvent)
         try setPrior(.writeOnly, .event, in: test.folder)
-        let box = StoreReference()
         let prompt = ScriptedPrompt([.allow])
-        let access = AccessController(manifest: lessonsManifest(), storeRoot: test.folder.path, prompt: prompt, clock: { fixedNow },
-                                      onChange: { _, _ in box.store?.accessDidChange() })
-        let store = EKEventStore(backend: try FolderStore.open(at: test.folder.path), authority: access)
-        box.store = store
+        let store = try Self.store(at: test.folder, manifest: lessonsManifest(), prompt: prompt, route: route)
         let posted = Collected<Bool>()
         let observer = NotificationCenter.default.addObserver(forName: .EKEventStoreChanged, object: store, queue: nil) { _ in posted.append(true) }
         defer { NotificationCenter.default.removeObserver(observer) }
@@ -166,21 +204,22 @@ import Testing
         let window = store.predicateForEvents(withStart: utc("2026-12-01T00:00"), end: utc("2026-12-31T00:00"), calendars: nil)
         #expect(store.events(matching: window).map(\.title) == ["Existing"])
         #expect(prompt.asked.map(\.kind) == [.upgradeToFullAccessToEvents])
+        if route == .broker { Thread.sleep(forTimeInterval: 0.2) }   // the broker's notice comes on its own
         #expect(!posted.values.isEmpty)
         #expect(store.calendars(for: .event).map(\.calendarIdentifier) == ["calendar"])
     }
 
-    @Test func declinedUpgradeKeepsFetchesEmpty() throws {
+    @Test(arguments: Route.allCases)
+    func declinedUpgradeKeepsFetchesEmpty(route: Route) throws {
         let test = try TestStore()
         try setPrior(.writeOnly, .event, in: test.folder)
         let prompt = ScriptedPrompt([.deny])
-        let access = AccessController(manifest: lessonsManifest(), storeRoot: test.folder.path, prompt: prompt, clock: { fixedNow })
-        let store = EKEventStore(backend: try FolderStore.open(at: test.folder.path), authority: access)
+        let store = try Self.store(at: test.folder, manifest: lessonsManifest(), prompt: prompt, route: route)
         let window = store.predicateForEvents(withStart: utc("2026-12-01T00:00"), end: utc("2026-12-31T00:00"), calendars: nil)
         #expect(store.events(matching: window).isEmpty)
         #expect(store.event(withIdentifier: "calendar/x.ics") == nil)
         #expect(prompt.asked.count == 1)
-        #expect(access.authorizationStatus(for: .event) == .writeOnly)
+        #expect(store.authority.authorizationStatus(for: .event) == .writeOnly)
     }
 }
 
