@@ -73,12 +73,12 @@ open class EKCalendarChooser: NSObject {
             delegate?.calendarChooserDidCancel(self)
             return
         }
-        guard let storeURL = eventStore.storeURL else {
+        guard let storePath = SystemHelper.storeArgument(for: eventStore) else {
             SystemHelper.report("EKCalendarChooser: the event store could not be opened; the chooser was canceled")
             delegate?.calendarChooserDidCancel(self)
             return
         }
-        var arguments = ["ui", "choose-calendar", "--store", storeURL.path] + AppIdentity(store: eventStore).arguments
+        var arguments = ["ui", "choose-calendar", "--store", storePath] + AppIdentity(store: eventStore).arguments
         arguments += ["--entity-type", entityType == .event ? "event" : "reminder",
                       "--selection", selectionStyle == .single ? "single" : "multiple",
                       "--display", displayStyle == .allCalendars ? "all" : "writable"]

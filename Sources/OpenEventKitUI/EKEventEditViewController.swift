@@ -88,12 +88,12 @@ open class EKEventEditViewController: NSObject {
     }
 
     private func runEditor(_ store: EKEventStore) -> EKEventEditViewAction {
-        guard let storeURL = store.storeURL else {
+        guard let storePath = SystemHelper.storeArgument(for: store) else {
             SystemHelper.report("EKEventEditViewController: the event store could not be opened; the editor was canceled")
             return .canceled
         }
         let proposed = event ?? EKEvent(eventStore: store)
-        var arguments = ["ui", "edit-event", "--store", storeURL.path] + AppIdentity(store: store).arguments + ["--event", "-"]
+        var arguments = ["ui", "edit-event", "--store", storePath] + AppIdentity(store: store).arguments + ["--event", "-"]
 
         let isExisting = !proposed.isNew && store.authority.accessLevel(for: .event) == .full
         if isExisting, let identifier = proposed.eventIdentifier {

@@ -65,7 +65,7 @@ open class EKEventViewController: NSObject {
 
     private func runViewer(_ event: EKEvent) -> EKEventViewAction {
         let store = event.eventStore
-        guard let storeURL = store.storeURL else {
+        guard let storePath = SystemHelper.storeArgument(for: store) else {
             SystemHelper.report("EKEventViewController: the event store could not be opened; the viewer was not shown")
             return .done
         }
@@ -77,7 +77,7 @@ open class EKEventViewController: NSObject {
             SystemHelper.report("EKEventViewController: the event was never saved, so the calendar has nothing to show; the viewer was not shown")
             return .done
         }
-        var arguments = ["ui", "view-event", "--store", storeURL.path] + AppIdentity(store: store).arguments
+        var arguments = ["ui", "view-event", "--store", storePath] + AppIdentity(store: store).arguments
             + ["--event-identifier", identifier]
         if event.hasRecurrenceRules || event.isDetached, let occurrence = event.occurrenceDate {
             arguments += ["--occurrence", EKEventEditViewController.timestamp(occurrence)]

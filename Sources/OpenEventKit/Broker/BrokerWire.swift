@@ -67,29 +67,15 @@ package enum BrokerCall: Codable, Sendable {
     case commit([BrokerOperation])
     /// The identities of the collections and items the app may see.
     case snapshot
-    /// The calendar chooser of OpenEventKitUI, shown by `ical run` on its terminal: the
-    /// calendar write-only saves go to from then on.
-    case chooseCalendar(title: String?)
-    /// The event editor of OpenEventKitUI, shown by `ical run` on its terminal with full
-    /// access: the event's iCalendar text when the app passed one, and the result action.
-    case editEvent(BrokerEditorRequest)
+    /// One of OpenEventKitUI's helpers (`ical ui edit-event`, `choose-calendar`,
+    /// `view-event`), which `ical run` runs on its terminal with full access: the helper's
+    /// arguments (the broker names the store and the app itself) and standard input.
+    case uiHelper(arguments: [String], input: Data)
 }
 
 /// The request calls of ``EKEventStore``.
 package enum BrokerAccessRequest: String, Codable, Sendable {
     case fullAccessToEvents, writeOnlyAccessToEvents, fullAccessToReminders, legacyEvents, legacyReminders
-}
-
-/// What the event editor is given: a prepared event (a VCALENDAR with one VEVENT) or none.
-package struct BrokerEditorRequest: Codable, Sendable, Hashable {
-    /// The event the app prepared, as iCalendar text; nil for a blank event.
-    package var event: String?
-    /// Whether the app asked for the editor's "Delete Event" button.
-    package var allowsDelete: Bool
-    package init(event: String?, allowsDelete: Bool) {
-        self.event = event
-        self.allowsDelete = allowsDelete
-    }
 }
 
 /// One change of a batch on the wire (``Batch/Operation``, with item bytes as data).
@@ -138,10 +124,8 @@ package enum BrokerReply: Codable, Sendable {
     case contents(items: [BrokerItem], unchanged: [String], diagnostics: [Diagnostic])
     case committed([BrokerCommitted])
     case snapshot([String: BrokerSnapshotCollection])
-    /// The chooser's answer: whether the user chose a calendar.
-    case chosen(Bool)
-    /// The editor's action: "canceled", "saved" or "deleted".
-    case edited(String)
+    /// A UI helper's standard output and exit status (nil status: ended by `signal`).
+    case helper(output: String, status: Int?, signal: Int?)
     /// Notice: the store changed (another app, another program, a sync).
     case storeChanged
     /// Notice: the app's access changed (`ical privacy`, a prompt).

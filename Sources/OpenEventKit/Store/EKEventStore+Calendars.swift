@@ -11,6 +11,8 @@ import ICalKit
 extension EKEventStore {
     /// The identifier of the write-only virtual calendar.
     static let virtualCalendarIdentifier = "write-only"
+    /// The write-only virtual calendar's identifier (the broker maps it to the user's choice).
+    package static var writeOnlyCalendarIdentifier: String { virtualCalendarIdentifier }
 
     // MARK: Sources
 

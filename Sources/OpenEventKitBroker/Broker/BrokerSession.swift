@@ -2,13 +2,12 @@ import Foundation
 import ICalKit
 import OpenEventKit
 
-/// What the trusted side shows for an app: the system prompt and the UI helpers, on the
-/// terminal of the `ical run` that launched it.
+/// What the trusted side shows for an app: the system prompt's terminal and the UI helpers,
+/// which `ical run` runs on its terminal.
 package protocol BrokerHelpers: Sendable {
-    /// The calendar chooser: the identifier of the calendar the user chose, nil when canceled.
-    func chooseCalendar(title: String?) -> String?
-    /// The event editor with full access: "canceled", "saved" or "deleted".
-    func editEvent(_ request: BrokerEditorRequest) -> String
+    /// Runs `ical` with `arguments` (checked by the broker: one of the `ical ui` helpers, for
+    /// the app's store and identity), `input` on its standard input; its output and status.
+    func run(_ arguments: [String], input: Data) -> (output: String, status: Int?, signal: Int?)
 }
 
 /// One app's connection to the broker: the manifest it was launched with (bound when
@@ -187,14 +186,24 @@ package final class BrokerSession: @unchecked Sendable {
                     collections[identifier] = BrokerSnapshotCollection(metadata: state.metadata, items: state.items.filter { names.contains($0.key) })
                 }
                 return .snapshot(collections)
-            case .chooseCalendar(let title):
-                guard let helpers else { return .chosen(false) }
-                guard let chosen = helpers.chooseCalendar(title: title) else { return .chosen(false) }
-                lock.withLock { writeOnlyTarget = chosen }
-                return .chosen(true)
-            case .editEvent(let request):
-                guard let helpers else { return .edited("canceled") }
-                return .edited(helpers.editEvent(request))
+            case let .uiHelper(arguments, input):
+                guard let helpers else {
+                    throw StoreError(.io, "no terminal is attached to this app's broker session: the ui helpers need ical run's terminal")
+                }
+                let target = lock.withLock { writeOnlyTarget }
+                let call = try UIHelperCall(arguments, store: store.root, manifest: manifest, writeOnlyTarget: target)
+                var outcome = helpers.run(call.arguments, input: input)
+                if call.helper == "choose-calendar", level(.event) == .writeOnly, outcome.status == 0 {
+                    // The app may write into the chosen calendar, not learn which it is.
+                    var lines = outcome.output.split(separator: "\n").map(String.init)
+                    if lines.count > 1 {
+                        let chosen = lines[1]
+                        lock.withLock { writeOnlyTarget = chosen }
+                        lines = [lines[0], EKEventStore.writeOnlyCalendarIdentifier]
+                    }
+                    outcome.output = lines.joined(separator: "\n") + "\n"
+                }
+                return .helper(output: outcome.output, status: outcome.status, signal: outcome.signal)
             }
         } catch {
             return .failure(BrokerFailure(error, root: store.root))

@@ -69,6 +69,7 @@ enum SystemHelper {
     /// while the helper does, so work scheduled on the main queue (a timer that calls
     /// `cancelEditing()`) still runs; `started` receives the helper's process id.
     static func run(_ arguments: [String], input: Data, started: (pid_t) -> Void = { _ in }) throws(Failure) -> Outcome {
+        if let client = BrokerClient.shared { return try runThroughBroker(client, arguments, input: input) }
         let executable = try locate()
         // What the app printed so far comes before the helper's form.
         fflush(nil)
@@ -143,6 +144,34 @@ enum SystemHelper {
         return Outcome(output: String(decoding: output, as: UTF8.self),
                        status: exited ? (status >> 8) & 0xff : nil,
                        signal: exited ? nil : status & 0x7f)
+    }
+
+    /// The `--store` argument of a helper for `store`: its folder, or for a sandboxed app's
+    /// store the broker's (the broker names the real folder); nil when the store could not be
+    /// opened.
+    static func storeArgument(for store: EKEventStore) -> String? {
+        if let url = store.storeURL { return url.path }
+        return BrokerClient.shared != nil ? "-" : nil
+    }
+
+    /// In an app `ical run` started in a sandbox: the broker checks the call and has `ical run`
+    /// run the helper on its terminal (the app cannot start a trusted `ical` itself).
+    private static func runThroughBroker(_ client: BrokerClient, _ arguments: [String], input: Data) throws(Failure) -> Outcome {
+        fflush(nil)
+        let reply: BrokerReply
+        do {
+            reply = try client.call(.uiHelper(arguments: arguments, input: input), waitsForPerson: true)
+        } catch {
+            throw Failure(description: "the broker could not run the helper: \(error.message)")
+        }
+        switch reply {
+        case let .helper(output, status, signal):
+            return Outcome(output: output, status: status.map(Int32.init), signal: signal.map(Int32.init))
+        case .failure(let failure):
+            throw Failure(description: "the broker refused the helper: \(failure.message)")
+        default:
+            throw Failure(description: "the broker answered the helper call with something else")
+        }
     }
 
     /// A pipe whose ends are closed on exec (the child gets only the ends dup2 gives it).
