@@ -228,6 +228,42 @@ struct SandboxTests {
         #expect(itself.status == 0)
     }
 
+    @Test("Abstract UNIX sockets outside the sandbox cannot be reached")
+    func abstractSocketsAreScoped() throws {
+        let world = try SandboxWorld(program: "/usr/bin/python3")
+        defer { world.remove() }
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        let name = Array("oek-sandbox-test-\(UUID().uuidString)".utf8)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { path in
+            path[0] = 0  // abstract: a leading NUL, no file
+            for (index, byte) in name.enumerated() { path[index + 1] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + 1 + name.count)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        try #require(bound == 0)
+        try #require(listen(listener, 4) == 0)
+        let script = """
+            import os, socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect("\\0" + os.environ["SOCKET_NAME"])
+            except OSError as error:
+                print("refused", error.strerror); sys.exit(4)
+            print("connected"); sys.exit(0)
+            """
+        let result = try world.run(
+            "", program: "/usr/bin/python3", arguments: ["-c", script],
+            extraEnvironment: ["SOCKET_NAME": String(decoding: name, as: UTF8.self)])
+        #expect(result.status == 4, "\(result.output)")
+        #expect(result.output.contains("Operation not permitted"), "\(result.output)")
+    }
+
     @Test("The system is readable, the container writable, the rest of /tmp not")
     func allowedAndDeniedPaths() throws {
         let world = try SandboxWorld()
