@@ -190,6 +190,8 @@ struct SandboxTests {
         #expect(own.output.contains("CapEff:\t0000000000000000"))
         #expect(own.output.contains("CapBnd:\t0000000000000000"))
         #expect(own.output.contains("CapPrm:\t0000000000000000"))
+        #expect(own.output.contains("CapInh:\t0000000000000000"))
+        #expect(own.output.contains("CapAmb:\t0000000000000000"))
     }
 
     @Test("User and mount namespaces do not open the store, and mount fails")

@@ -60,7 +60,7 @@ package struct SandboxPolicy: Sendable {
     /// system's rules, the executable's folder read-only, the container read-write, plus
     /// `extraRules`. Creates the container if needed.
     ///
-    /// Throws ``SandboxError/Code-swift.struct/storeNotIsolated`` when a rule covers a
+    /// Throws a ``SandboxError`` of code `storeNotIsolated` when a rule covers a
     /// `forbidden` path or lies inside one (compared by resolved paths and by the device and
     /// inode of every ancestor, so symbolic links and bind mounts do not hide it), and the
     /// container's errors from ``AppContainer/create()``.
