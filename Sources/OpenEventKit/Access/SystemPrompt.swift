@@ -32,6 +32,15 @@ package struct AccessQuestion: Sendable, Hashable {
     /// The manifest key the usage description came from.
     package var usageKey: AppManifest.UsageDescriptionKey
 
+    package init(kind: Kind, appName: String, bundleIdentifier: String, usageDescription: String,
+                 usageKey: AppManifest.UsageDescriptionKey) {
+        self.kind = kind
+        self.appName = appName
+        self.bundleIdentifier = bundleIdentifier
+        self.usageDescription = usageDescription
+        self.usageKey = usageKey
+    }
+
     /// The prompt's title, as the system words it: the app's name in quotes, for one line
     /// of a record. The name is shown with ``TerminalText`` escapes and at most
     /// ``TerminalPrompt/maximumNameLength`` characters; the prompt itself shows the name on a

@@ -27,6 +27,16 @@ package final class FrameChannel: @unchecked Sendable {
 
     deinit { close() }
 
+    /// Closes this process's descriptor only, leaving the socket open for another process that
+    /// has a copy (a child it was passed to): no `shutdown`, which would end it for all.
+    package func closeDescriptor() {
+        closed.withLock {
+            guard !isClosed else { return }
+            isClosed = true
+            _ = Glibc.close(descriptor)
+        }
+    }
+
     /// Two connected channels (a Unix stream socket pair, close-on-exec).
     package static func pair() throws -> (FrameChannel, FrameChannel) {
         var descriptors: [Int32] = [0, 0]

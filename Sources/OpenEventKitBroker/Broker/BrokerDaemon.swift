@@ -1,0 +1,157 @@
+internal import CLandlock
+import Foundation
+import OpenEventKit
+
+/// The broker: one trusted process per store and user that owns the store, its index and the
+/// authorization records, and serves the apps `ical run` started (`ical broker`).
+///
+/// It listens on an abstract Unix socket named after the user and the store folder's device
+/// and inode (``address(for:)``). An app in the sandbox cannot connect to it: Landlock (ABI 6)
+/// scopes abstract sockets to the sandbox that made them. Of the processes that can, only
+/// `ical` itself may launch apps: the broker takes a connection only from a process of its own
+/// user (`SO_PEERCRED`) whose executable is the broker's own file (`/proc/PID/exe`, by device
+/// and inode). That process passes the app's end... no: the broker's end of the app's socket
+/// pair, and the path of the app's manifest; the broker reads the manifest itself and binds
+/// the session to it. Nothing the app sends later can change whom the session serves.
+///
+/// When no app has been connected for `idleTimeout` seconds, the broker exits.
+package final class BrokerDaemon: @unchecked Sendable {
+    package let store: FolderStore
+    let idleTimeout: Double
+    let log: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var sessions = 0
+    private var idleSince = Deadline.now()
+    /// The most apps served at once (more are refused until one ends).
+    static let maximumSessions = 64
+
+    package init(store: FolderStore, idleTimeout: Double, log: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.idleTimeout = idleTimeout
+        self.log = log
+    }
+
+    /// What went wrong starting the broker.
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        /// Another broker serves this store already.
+        package var alreadyRunning = false
+    }
+
+    /// The abstract socket name of the broker of `storeRoot` for this user.
+    package static func address(for storeRoot: String) throws(Failure) -> String {
+        var info = stat()
+        guard stat(storeRoot, &info) == 0 else {
+            throw Failure(description: "cannot find the store folder \(storeRoot): \(String(cString: strerror(errno)))")
+        }
+        return "org.openeventkit.broker/\(getuid())/\(info.st_dev)-\(info.st_ino)"
+    }
+
+    /// Serves until idle. Throws when the socket cannot be made (``Failure/alreadyRunning``
+    /// when another broker has it).
+    package func run() throws(Failure) {
+        let name = try Self.address(for: store.root)
+        let listener = cbroker_listen_abstract(name)
+        guard listener >= 0 else {
+            if errno == EADDRINUSE { throw Failure(description: "a broker already serves \(store.root)", alreadyRunning: true) }
+            throw Failure(description: "cannot listen on the broker's socket: \(String(cString: strerror(errno)))")
+        }
+        defer { close(listener) }
+        log("broker: serving \(store.root)")
+        while true {
+            var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, 500)
+            if ready > 0 {
+                let connection = accept(listener, nil, nil)
+                if connection >= 0 {
+                    _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                    Thread.detachNewThread { [self] in take(connection) }
+                }
+                continue
+            }
+            let idle = lock.withLock { sessions == 0 && Deadline.now() - idleSince >= idleTimeout }
+            if idle {
+                log("broker: idle for \(Deadline.describe(idleTimeout)); exiting")
+                return
+            }
+        }
+    }
+
+    /// Whether `pid` runs the same executable file as this process.
+    static func runsThisExecutable(_ pid: pid_t) -> Bool {
+        var mine = stat(), theirs = stat()
+        guard stat("/proc/self/exe", &mine) == 0, stat("/proc/\(pid)/exe", &theirs) == 0 else { return false }
+        return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino
+    }
+
+    /// One connection to the listening socket: a launcher, or refused.
+    private func take(_ descriptor: Int32) {
+        let channel = FrameChannel(descriptor: descriptor)
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        guard cbroker_peer(descriptor, &pid, &uid, &gid) == 0, uid == getuid(), Self.runsThisExecutable(pid) else {
+            log("broker: refused a connection from process \(pid) (user \(uid)): only ical run may launch apps")
+            channel.close()
+            return
+        }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 10_000) > 0 else { channel.close(); return }
+        let appSocket = cbroker_receive_descriptor(descriptor)
+        guard appSocket >= 0 else {
+            try? channel.send(.refused("no app socket came with the launch"))
+            channel.close()
+            return
+        }
+        let appChannel = FrameChannel(descriptor: appSocket)
+        guard case .launch(let version, let manifestPath)? = try? channel.receiveLauncherMessage(idle: 10) else {
+            try? channel.send(.refused("the launch message did not come"))
+            channel.close()
+            appChannel.close()
+            return
+        }
+        guard version == BrokerWire.version else {
+            try? channel.send(.refused("ical run speaks broker protocol \(version); this broker speaks \(BrokerWire.version): stop the old broker (it exits when idle) and run again"))
+            channel.close()
+            appChannel.close()
+            return
+        }
+        let manifest: AppManifest
+        do {
+            manifest = try AppManifest(contentsOfFile: manifestPath)
+        } catch {
+            try? channel.send(.refused("\(error)"))
+            channel.close()
+            appChannel.close()
+            return
+        }
+        let admitted = lock.withLock {
+            guard sessions < Self.maximumSessions else { return false }
+            sessions += 1
+            return true
+        }
+        guard admitted else {
+            try? channel.send(.refused("the broker serves \(Self.maximumSessions) apps already"))
+            channel.close()
+            appChannel.close()
+            return
+        }
+        defer {
+            lock.withLock {
+                sessions -= 1
+                if sessions == 0 { idleSince = Deadline.now() }
+            }
+        }
+        let link = LauncherLink(channel: channel)
+        let session = BrokerSession(store: store, manifest: manifest, channel: appChannel, prompt: link, helpers: link)
+        do { try channel.send(.launched) } catch { appChannel.close(); return }
+        log("broker: serving \(manifest.bundleIdentifier) (launcher process \(pid))")
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            session.serve()
+            done.signal()
+        }
+        link.readAnswers()   // until the launcher is gone
+        appChannel.close()   // then the app's session ends too
+        done.wait()
+        log("broker: \(manifest.bundleIdentifier) ended")
+    }
+}

@@ -1,0 +1,146 @@
+internal import CLandlock
+import Foundation
+import OpenEventKit
+
+/// `ical run`: starts an app in its sandbox with a socket to the store's broker, and shows
+/// the broker's prompts and UI helpers for it on this terminal until the app exits.
+///
+/// In order: Landlock must be there (ABI 6 or later: else a ``SandboxError`` and no app);
+/// the manifest is read (its errors name the file); the app's container and rules are made,
+/// refusing a store that any rule would open; the store's broker is found, or started (`ical
+/// broker`, detached, ending when idle); a socket pair is made and its broker end passed to
+/// the broker with the manifest's path; the app starts in the sandbox with the other end as
+/// descriptor 3 (``BrokerWire/descriptorVariable``).
+package struct AppLauncher {
+    /// The app's manifest (Info.plist).
+    package var manifestPath: String
+    /// The program and its arguments.
+    package var program: String
+    package var arguments: [String]
+    /// The store folder.
+    package var storeRoot: String
+    /// This `ical` (started as the broker and the UI helpers).
+    package var icalPath: String
+    /// The environment the app's is made from.
+    package var environment: [String: String]
+
+    package init(manifestPath: String, program: String, arguments: [String], storeRoot: String, icalPath: String,
+                 environment: [String: String]) {
+        self.manifestPath = manifestPath
+        self.program = program
+        self.arguments = arguments
+        self.storeRoot = storeRoot
+        self.icalPath = icalPath
+        self.environment = environment
+    }
+
+    /// What stopped the launch, for a person: what is wrong and what to do.
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
+    }
+
+    /// Launches the app and waits for it; its exit status as a shell reports it.
+    package func run() throws -> Int32 {
+        try Landlock.requireSandbox(environment: environment)
+        let manifest = try AppManifest(contentsOfFile: manifestPath)
+        let absoluteManifest = URL(fileURLWithPath: manifestPath).standardizedFileURL.path
+        let store = try FolderStore.open(at: storeRoot)
+        let container = try AppContainer(bundleIdentifier: manifest.bundleIdentifier, environment: environment)
+        let executable = try SandboxedProcess.resolve(program: program, environment: environment)
+        // The app may read its own manifest and entitlements, as an app reads its bundle.
+        var ownFiles = [SandboxPolicy.Rule(path: absoluteManifest, access: .readOnly, reason: "the app's manifest")]
+        if let entitlements = manifest.entitlements.path {
+            ownFiles.append(SandboxPolicy.Rule(path: URL(fileURLWithPath: entitlements).standardizedFileURL.path, access: .readOnly,
+                                               reason: "the app's entitlements"))
+        }
+        let policy = try SandboxPolicy(container: container, executable: executable, forbidden: [store.root], extraRules: ownFiles)
+
+        let broker = try connectToBroker(store: store)
+        let (appEnd, brokerEnd) = try FrameChannel.pair()
+        guard cbroker_send_descriptor(broker.descriptor, brokerEnd.descriptor) == 0 else {
+            throw Failure("cannot pass the app's socket to the broker: \(String(cString: strerror(errno)))")
+        }
+        brokerEnd.closeDescriptor()   // the broker has its copy
+        try broker.send(.launch(version: BrokerWire.version, manifest: absoluteManifest))
+        switch try broker.receiveLauncherMessage(idle: 30) {
+        case .launched?: break
+        case .refused(let why)?: throw Failure("the broker refused the app: \(why)")
+        default: throw Failure("the broker did not answer the launch")
+        }
+
+        var appEnvironment = environment
+        appEnvironment[BrokerWire.descriptorVariable] = "3"
+        appEnvironment[AppManifest.environmentVariable] = absoluteManifest
+        let pid = try SandboxedProcess.spawn(program: executable, arguments: arguments, environment: appEnvironment,
+                                             policy: policy, keepDescriptors: [3: appEnd.descriptor])
+        appEnd.closeDescriptor()   // the app has its copy
+        let served = Thread { serve(broker, store: store) }
+        served.start()
+        let status = try SandboxedProcess.wait(pid)
+        broker.close()
+        return status
+    }
+
+    /// The broker of `store`, started when none answers.
+    private func connectToBroker(store: FolderStore) throws -> FrameChannel {
+        let name: String
+        do { name = try BrokerDaemon.address(for: store.root) } catch { throw Failure(error.description) }
+        var descriptor = cbroker_connect_abstract(name)
+        if descriptor >= 0 { return FrameChannel(descriptor: descriptor) }
+        try startBroker(store: store)
+        let deadline = Deadline(seconds: 10)
+        while !deadline.hasPassed {
+            descriptor = cbroker_connect_abstract(name)
+            if descriptor >= 0 { return FrameChannel(descriptor: descriptor) }
+            usleep(20_000)
+        }
+        throw Failure("the broker for \(store.root) did not start within 10 seconds: run `ical broker --store \(store.root)` to see why")
+    }
+
+    /// Starts `ical broker` for the store, detached (its own session, no terminal).
+    private func startBroker(store: FolderStore) throws {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, 0x80)   // POSIX_SPAWN_SETSID (glibc)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let arguments = [icalPath, "broker", "--store", store.root]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var environ: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in environ { free(pointer) } }
+        var started: pid_t = 0
+        let result = posix_spawn(&started, icalPath, &actions, &attributes, &argv, &environ)
+        guard result == 0 else { throw Failure("cannot start the broker (\(icalPath) broker): \(String(cString: strerror(result)))") }
+        // The broker runs on when this launcher ends; a thread reaps it if it exits first.
+        let pid = started
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+    }
+
+    /// Answers the broker's prompts and helper calls on this terminal until the connection ends.
+    private func serve(_ broker: FrameChannel, store: FolderStore) {
+        while true {
+            guard let message = try? broker.receiveLauncherMessage() else { return }
+            switch message {
+            case let .prompt(id, question):
+                let answer = question.question.map { TerminalPrompt().ask($0) } ?? .unanswered
+                let text = switch answer { case .allow: "allow"; case .deny: "deny"; case .unanswered: "unanswered" }
+                try? broker.send(.answer(id: id, answer: text))
+            case let .runHelper(id, arguments, input):
+                let outcome = HelperRun.run(icalPath, arguments, input: input, environment: environment)
+                try? broker.send(.helperResult(id: id, output: outcome.output, status: outcome.status, signal: outcome.signal))
+            default:
+                continue
+            }
+        }
+    }
+}
