@@ -92,7 +92,7 @@ let package = Package(
 
         .executableTarget(
             name: "store-bench",
-            dependencies: ["OpenEventKit", "ICalKit"],
+            dependencies: ["OpenEventKit", "ICalKit", "OpenEventKitBroker"],
             path: "Tests/StoreBench"),
         // Samples: Apple's "Accessing Calendar using EventKit and EventKitUI", on a terminal
         // (not products; `make samples` runs them).

@@ -32,6 +32,11 @@
 //
 // `EKEventStore.events(matching:)` of the month alone, warm, in process, for profiling
 // (EventsCase.swift).
+//
+//     store-bench broker FOLDER COUNT [RUNS]
+//
+// A warm month and a 1,000-event batch save in process and through the broker
+// (BrokerCase.swift).
 
 import Foundation
 import ICalKit
@@ -228,10 +233,12 @@ do {
         try openCase(arguments[1], runs: arguments.count > 2 ? Int(arguments[2]) ?? 10 : 10)
     case ("query", 3...4):
         try queryCase(arguments[1], month: arguments[2], runs: arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5)
+    case ("broker", 3...4):
+        try brokerCase(arguments[1], count: Int(arguments[2]) ?? 1_000, runs: arguments.count > 3 ? Int(arguments[3]) ?? 9 : 9)
     case ("events", 3...4):
         try eventsCase(arguments[1], month: arguments[2], runs: arguments.count > 3 ? Int(arguments[3]) ?? 9 : 9)
     default:
-        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES] | store-bench open STORE [RUNS] | store-bench query STORE MONTH [RUNS] | store-bench events STORE MONTH [RUNS]")
+        warn("usage: store-bench commit FOLDER COUNT [ROUNDS] | store-bench index FOLDER COUNT [QUERIES] | store-bench open STORE [RUNS] | store-bench query STORE MONTH [RUNS] | store-bench events STORE MONTH [RUNS] | store-bench broker FOLDER COUNT [RUNS]")
         exit(2)
     }
 } catch {

@@ -12,6 +12,27 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     private let lock = NSLock()
     /// Items read, by collection and name, with the identity they were read at.
     private var items: [String: [String: StoredItem]] = [:]
+    /// `store.json` and the collections as last read, and the client's notice count then:
+    /// read again after any notice of the broker (the store or the access changed) and after
+    /// this app's own commits. (A save looks at the calendars several times.)
+    private var listing: (epoch: UInt64, metadata: StoreMetadata??, collections: [StoreCollection]?) = (0, nil, nil)
+
+    private func cached<T>(_ read: (inout (epoch: UInt64, metadata: StoreMetadata??, collections: [StoreCollection]?)) -> T?,
+                           _ fetch: () throws(StoreError) -> T,
+                           _ keep: (inout (epoch: UInt64, metadata: StoreMetadata??, collections: [StoreCollection]?), T) -> Void) throws(StoreError) -> T {
+        let epoch = client.epoch
+        if let value = lock.withLock({ () -> T? in
+            if listing.epoch != epoch { listing = (epoch, nil, nil) }
+            return read(&listing)
+        }) { return value }
+        let value = try fetch()
+        lock.withLock { if listing.epoch == epoch { keep(&listing, value) } }
+        return value
+    }
+
+    private func forgetListing() {
+        lock.withLock { listing = (client.epoch, nil, nil) }
+    }
 
     package init(client: BrokerClient) { self.client = client }
 
@@ -25,9 +46,11 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     }
 
     package func metadata() throws(StoreError) -> StoreMetadata? {
-        let reply = try client.call(.metadata)
-        guard case .metadata(let metadata) = reply else { throw unexpected(reply) }
-        return metadata
+        try cached({ $0.metadata }, { () throws(StoreError) -> StoreMetadata? in
+            let reply = try client.call(.metadata)
+            guard case .metadata(let metadata) = reply else { throw unexpected(reply) }
+            return metadata
+        }, { $0.metadata = .some($1) })
     }
 
     package func defaultEventCollection() throws(StoreError) -> String? {
@@ -37,9 +60,11 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     }
 
     package func collections() throws(StoreError) -> [StoreCollection] {
-        let reply = try client.call(.collections)
-        guard case .collections(let list) = reply else { throw unexpected(reply) }
-        return list.map { StoreCollection(identifier: $0.identifier, title: $0.title, color: $0.color, path: "") }
+        try cached({ $0.collections }, { () throws(StoreError) -> [StoreCollection] in
+            let reply = try client.call(.collections)
+            guard case .collections(let list) = reply else { throw unexpected(reply) }
+            return list.map { StoreCollection(identifier: $0.identifier, title: $0.title, color: $0.color, path: "") }
+        }, { $0.collections = $1 })
     }
 
     package func items(in collection: String) throws(StoreError) -> [ItemFile] {
@@ -86,6 +111,7 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     }
 
     package func commit(_ batch: Batch) throws(StoreError) -> CommitResult {
+        defer { forgetListing() }
         let reply = try client.call(.commit(batch.operations.map(BrokerOperation.init)))
         guard case .committed(let written) = reply else { throw unexpected(reply) }
         var result = CommitResult(identities: [:])
@@ -106,6 +132,12 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
             try all.putBytes(bytes, into: collection, name: name, expecting: expecting)
         }
         return try commit(all)
+    }
+
+    /// The broker's ``BrokerCall/queryToken`` (nil when it cannot give one).
+    func queryToken() -> String? {
+        guard case .token(let token)? = try? client.call(.queryToken) else { return nil }
+        return token
     }
 
     package func snapshot() throws(StoreError) -> StoreSnapshot {

@@ -128,8 +128,15 @@ package final class BrokerClient: @unchecked Sendable {
         }
     }
 
+    /// Counts the broker's notices: what a store read before a later notice may be stale.
+    package var epoch: UInt64 { condition.withLock { noticeCount } }
+    private var noticeCount: UInt64 = 0
+
     private func notice(_ reply: BrokerReply) {
-        if case .accessChanged = reply { condition.withLock { levels = [:] } }
+        condition.withLock {
+            noticeCount += 1
+            if case .accessChanged = reply { levels = [:] }
+        }
         let stores = condition.withLock { observers.compactMap(\.store) }
         notices.async {
             for store in stores {

@@ -67,6 +67,10 @@ package enum BrokerCall: Codable, Sendable {
     case commit([BrokerOperation])
     /// The identities of the collections and items the app may see.
     case snapshot
+    /// A token that changes whenever anything a window query of the app could return
+    /// changed (the store's index generation and the app's levels): an app may answer a
+    /// query it answered under the same token again from memory.
+    case queryToken
     /// One of OpenEventKitUI's helpers (`ical ui edit-event`, `choose-calendar`,
     /// `view-event`), which `ical run` runs on its terminal with full access: the helper's
     /// arguments (the broker names the store and the app itself) and standard input.
@@ -124,6 +128,7 @@ package enum BrokerReply: Codable, Sendable {
     case contents(items: [BrokerItem], unchanged: [String], diagnostics: [Diagnostic])
     case committed([BrokerCommitted])
     case snapshot([String: BrokerSnapshotCollection])
+    case token(String)
     /// A UI helper's standard output and exit status (nil status: ended by `signal`).
     case helper(output: String, status: Int?, signal: Int?)
     /// Notice: the store changed (another app, another program, a sync).

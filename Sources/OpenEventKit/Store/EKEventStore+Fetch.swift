@@ -102,6 +102,15 @@ extension EKEventStore {
         let window = ItemTime.instant(predicate.start)..<max(ItemTime.instant(predicate.start), ItemTime.instant(predicate.end.addingTimeInterval(0.999)))
         if let events = cachedOccurrences(window: window, calendars: calendars) { return events }
         let byIdentifier = Dictionary(uniqueKeysWithValues: calendars.map { ($0.identifier, $0) })
+        // Over the broker: the last answer again when the broker's token says nothing changed.
+        let zoneName = ItemTime.defaultZone().identifier
+        let brokerToken = state.isEmpty ? (backend as? BrokerBackend)?.queryToken() : nil
+        if let brokerToken, let answer = brokerAnswer, answer.token == brokerToken, answer.window == window,
+           answer.zone == zoneName, answer.calendars == calendars.map(\.identifier) {
+            return answer.events.compactMap { made in
+                byIdentifier[made.calendar].map { EKEvent(eventStore: self, component: made.component, origin: made.origin, calendar: $0, slot: made.slot) }
+            }
+        }
         for origin in itemsForQuery(in: calendars.map(\.identifier), window: window, kinds: [.event]) {
             guard let calendar = byIdentifier[origin.key.collection] else { continue }
             let name = origin.key.description
@@ -111,7 +120,8 @@ extension EKEventStore {
         let query = OccurrenceQuery(window: window, floatingZone: ItemTime.defaultZone(), kinds: [.event])
         let result = query.run(sources)
         state.diagnostics += result.diagnostics
-        return result.matches.compactMap { match in
+        var made: [BrokerAnswer.Made] = []
+        let events: [EKEvent] = result.matches.compactMap { match in
             guard let name = match.source, let (origin, calendar) = origins[name] else { return nil }
             let occurrence = match.occurrence
             let slot = match.isRecurring
@@ -119,8 +129,13 @@ extension EKEventStore {
                                  isOverride: occurrence.isOverride && occurrence.component.recurrenceIdentifier != nil)
                 : nil
             let component = match.isRecurring ? Self.workingComponent(occurrence) : occurrence.component
+            if brokerToken != nil { made.append(.init(component: component, origin: origin, calendar: calendar.identifier, slot: slot)) }
             return EKEvent(eventStore: self, component: component, origin: origin, calendar: calendar, slot: slot)
         }
+        if let brokerToken, result.diagnostics.isEmpty {
+            brokerAnswer = BrokerAnswer(token: brokerToken, window: window, zone: zoneName, calendars: calendars.map(\.identifier), events: made)
+        }
+        return events
     }
 
     /// The items of `collections` a window query must read (caller holds the lock): with the
@@ -297,4 +312,21 @@ extension EKEventStore {
             return inRange(reminder.completionDate)
         }
     }
+}
+
+/// A window query's answer over the broker, kept to answer the same query again while the
+/// broker's ``BrokerCall/queryToken`` is unchanged (what the query index's occurrence cache
+/// does for a store over its folder): the events' parts, made into new `EKEvent`s each time.
+struct BrokerAnswer {
+    struct Made {
+        var component: Component
+        var origin: ItemOrigin
+        var calendar: String
+        var slot: OccurrenceSlot?
+    }
+    var token: String
+    var window: Range<Int64>
+    var zone: String
+    var calendars: [String]
+    var events: [Made]
 }

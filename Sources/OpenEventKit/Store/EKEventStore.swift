@@ -90,6 +90,8 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// The items the occurrence-cache path of `events(matching:)` has read, per index
     /// generation (EKEventStore+CachedFetch.swift).
     var occurrenceMemo = OccurrenceMemo()
+    /// The last window query's answer over the broker (EKEventStore+Fetch.swift).
+    var brokerAnswer: BrokerAnswer?
     /// How the query index finds what other programs changed when this store first uses
     /// it (later refreshes after a watcher's notice always compare every file). `ical`'s
     /// one-shot queries trust folder times (``StoreIndex/Scan/changedFolders``).

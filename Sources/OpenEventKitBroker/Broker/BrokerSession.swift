@@ -37,6 +37,10 @@ package final class BrokerSession: @unchecked Sendable {
     /// The kinds of item files read, by identity, so that listings need not parse again.
     private var kinds: [ItemKey: (identity: FileIdentity, kinds: EKEntityMask)] = [:]
     private var watcher: StoreWatcher?
+    /// The store's query index, for ``BrokerCall/queryToken`` (opened on first use).
+    private var queryIndex: StoreIndex?
+    /// Whether the watcher saw a change since the index was last refreshed by every file.
+    private var indexNeedsFullScan = false
     /// Whether the app said hello with a version this broker speaks.
     private var greeted = false
 
@@ -81,6 +85,7 @@ package final class BrokerSession: @unchecked Sendable {
         defer {
             watcher?.stop()
             channel.close()
+            lock.withLock { queryIndex?.closeDatabase() }
         }
         var window = (start: Deadline.now(), calls: 0)
         while true {
@@ -133,7 +138,11 @@ package final class BrokerSession: @unchecked Sendable {
                     return .failure(BrokerFailure(code: "protocol", message: "the app speaks broker protocol \(version); this broker speaks \(BrokerWire.version): run the app with the ical it was built with"))
                 }
                 greeted = true
-                watcher = StoreWatcher(root: store.root) { [weak self] _ in self?.notify(.storeChanged) }
+                watcher = StoreWatcher(root: store.root) { [weak self] _ in
+                    guard let self else { return }
+                    lock.withLock { indexNeedsFullScan = true }
+                    notify(.storeChanged)
+                }
                 return .ok
             case .status(let raw):
                 return .status(authority.authorizationStatus(for: try entityType(raw)).rawValue)
@@ -178,6 +187,8 @@ package final class BrokerSession: @unchecked Sendable {
                 return try readCollection(collection, known: known)
             case .commit(let operations):
                 return .committed(try commit(operations))
+            case .queryToken:
+                return .token(try queryToken())
             case .snapshot:
                 var collections: [String: BrokerSnapshotCollection] = [:]
                 let snapshot = try store.snapshot()
@@ -208,6 +219,28 @@ package final class BrokerSession: @unchecked Sendable {
         } catch {
             return .failure(BrokerFailure(error, root: store.root))
         }
+    }
+
+    /// The index generation, refreshed as a query would refresh it (by folder times, or every
+    /// file after the watcher saw a change), with the app's levels.
+    private func queryToken() throws(StoreError) -> String {
+        var (index, fullScan) = lock.withLock { () -> (StoreIndex?, Bool) in
+            defer { indexNeedsFullScan = false }
+            return (queryIndex, indexNeedsFullScan)
+        }
+        if index == nil {
+            let opened = try StoreIndex.open(store: store, scan: .everyFile, locking: .shared).index
+            lock.withLock { queryIndex = opened }
+            (index, fullScan) = (opened, false)
+        }
+        guard let index else { throw StoreError(.io, "the query index is not open") }
+        do {
+            _ = try index.refresh(scan: fullScan ? .everyFile : .changedFolders)
+        } catch {
+            lock.withLock { indexNeedsFullScan = true }
+            throw error
+        }
+        return "\(level(.event).rawValue).\(level(.reminder).rawValue).\(try index.generation())"
     }
 
     private func entityType(_ raw: Int) throws(StoreError) -> EKEntityType {
