@@ -10,9 +10,9 @@ import OpenEventKit
 /// scopes abstract sockets to the sandbox that made them. Of the processes that can, only
 /// `ical` itself may launch apps: the broker takes a connection only from a process of its own
 /// user (`SO_PEERCRED`) whose executable is the broker's own file (`/proc/PID/exe`, by device
-/// and inode). That process passes the app's end... no: the broker's end of the app's socket
-/// pair, and the path of the app's manifest; the broker reads the manifest itself and binds
-/// the session to it. Nothing the app sends later can change whom the session serves.
+/// and inode). That process passes the broker's end of the app's socket pair and the path of
+/// the app's manifest; the broker reads the manifest itself and binds the session to it.
+/// Nothing the app sends later can change whom the session serves.
 ///
 /// When no app has been connected for `idleTimeout` seconds, the broker exits.
 package final class BrokerDaemon: @unchecked Sendable {
