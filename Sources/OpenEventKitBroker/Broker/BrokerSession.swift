@@ -137,6 +137,7 @@ package final class BrokerSession: @unchecked Sendable {
                 guard version == BrokerWire.version else {
                     return .failure(BrokerFailure(code: "protocol", message: "the app speaks broker protocol \(version); this broker speaks \(BrokerWire.version): run the app with the ical it was built with"))
                 }
+                guard !greeted else { return .ok }   // a second hello starts nothing more
                 greeted = true
                 watcher = StoreWatcher(root: store.root) { [weak self] _ in
                     guard let self else { return }
