@@ -126,7 +126,8 @@ package enum BrokerReply: Codable, Sendable {
     case items([BrokerItemFile])
     case item(BrokerItem?, diagnostics: [Diagnostic])
     case contents(items: [BrokerItem], unchanged: [String], diagnostics: [Diagnostic])
-    case committed([BrokerCommitted])
+    /// The identities the commit gave the item files it wrote.
+    case committed([BrokerItemFile])
     case snapshot([String: BrokerSnapshotCollection])
     case token(String)
     /// A UI helper's standard output and exit status (nil status: ended by `signal`).
@@ -196,18 +197,6 @@ package struct BrokerItem: Codable, Sendable, Hashable {
     package init(file: BrokerItemFile, bytes: Data) {
         self.file = file
         self.bytes = bytes
-    }
-}
-
-/// The identity a commit gave an item file.
-package struct BrokerCommitted: Codable, Sendable, Hashable {
-    package var collection: String
-    package var name: String
-    package var identity: FileIdentity
-    package init(collection: String, name: String, identity: FileIdentity) {
-        self.collection = collection
-        self.name = name
-        self.identity = identity
     }
 }
 

@@ -362,7 +362,7 @@ package final class BrokerSession: @unchecked Sendable {
     }
 
     /// Checks every change of a batch against the app's level, then commits it all or nothing.
-    private func commit(_ operations: [BrokerOperation]) throws(StoreError) -> [BrokerCommitted] {
+    private func commit(_ operations: [BrokerOperation]) throws(StoreError) -> [BrokerItemFile] {
         let events = level(.event), full = fullKinds()
         let metadata = try store.metadata()
         var batch = Batch()
@@ -428,7 +428,7 @@ package final class BrokerSession: @unchecked Sendable {
             let collection = virtualNames.contains(key.name) && !operations.contains(where: {
                 if case let .putItem(collection, name, _, _) = $0 { collection == key.collection && name == key.name } else { false }
             }) ? Self.virtualCollection : key.collection
-            return BrokerCommitted(collection: collection, name: key.name, identity: identity)
+            return BrokerItemFile(collection: collection, name: key.name, identity: identity)
         }
     }
 
