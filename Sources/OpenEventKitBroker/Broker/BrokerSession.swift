@@ -245,7 +245,7 @@ package final class BrokerSession: @unchecked Sendable {
     }
 
     private func entityType(_ raw: Int) throws(StoreError) -> EKEntityType {
-        guard let type = EKEntityType(rawValue: UInt(raw)) else { throw StoreError(.invalidBatch, "\(raw) is not an entity type") }
+        guard let value = UInt(exactly: raw), let type = EKEntityType(rawValue: value) else { throw StoreError(.invalidBatch, "\(raw) is not an entity type") }
         return type
     }
 

@@ -88,6 +88,17 @@ import OpenEventKitBroker
         #expect(after == before, "nothing else changed")
     }
 
+    /// Numbers from the app are checked, never trusted to fit: a negative or huge entity
+    /// type is an error answer, not a trap that would end the broker for every app.
+    @Test func outOfRangeNumbersAreErrors() throws {
+        let (_, session) = try session(events: .fullAccess, reminders: .fullAccess)
+        for raw in [-1, Int.min, Int.max, 2, 99] {
+            #expect(refused(session.answer(.status(entityType: raw))))
+            #expect(refused(session.answer(.level(entityType: raw))))
+            #expect(refused(session.answer(.fetchUnderWriteOnly(entityType: raw))))
+        }
+    }
+
     @Test func eventsOnlyFullAccessSeesNoReminders() throws {
         let (test, session) = try session(events: .fullAccess, reminders: .denied)
         guard case .collections(let list) = session.answer(.collections) else { Issue.record("no answer"); return }
@@ -129,6 +140,22 @@ import OpenEventKitBroker
         // Another app is served as before.
         let store = try AccessMatrixTests.store(at: test.folder, authority: FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess), route: .broker)
         #expect(store.calendars(for: .event).map(\.calendarIdentifier) == ["calendar"])
+    }
+
+    /// Another program's change reaches a sandboxed app as EKEventStoreChanged: the broker's
+    /// watcher sees it and sends a notice on the app's socket.
+    @Test func otherProgramsChangesArePostedToTheApp() async throws {
+        let test = try TestStore()
+        let app = try AccessMatrixTests.store(at: test.folder, authority: FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess), route: .broker)
+        #expect(app.calendars(for: .event).count == 1)   // the session is greeted and watching
+        let posted = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(forName: .EKEventStoreChanged, object: app, queue: nil) { _ in posted.signal() }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let other = try test.another()
+        try other.save(newEvent(other, "From elsewhere", "2026-12-03T10:00"), span: .thisEvent)
+        #expect(posted.wait(timeout: .now() + 20) == .success)
+        let window = app.predicateForEvents(withStart: utc("2026-12-01T00:00"), end: utc("2026-12-31T00:00"), calendars: nil)
+        #expect(app.events(matching: window).map(\.title) == ["From elsewhere"])
     }
 
     /// A window query answered again from memory while the broker's token stands, and read
