@@ -26,6 +26,12 @@ public typealias EKEventStoreRequestAccessCompletionHandler = @Sendable (Bool, (
 /// fails with `EKError.Code.eventStoreNotAuthorized`; under write-only access it shows one
 /// virtual calendar, saves new events and returns nothing from any fetch.
 ///
+/// In an app that `ical run` started in its sandbox, `EKEventStore()` reads and writes
+/// through the store's broker instead (the socket in `OPENEVENTKIT_BROKER_FD`), which applies
+/// the level again to every call; the app's code is the same (see the article "Access levels
+/// and the permission manifest"). ``init(storeURL:manifest:)`` opens a folder itself and so
+/// fails there: the sandbox keeps every store folder closed.
+///
 /// Changes are staged with `commit: false` and written all or nothing by ``commit()``; a
 /// commit that fails makes every later commit fail until ``reset()``. Saves with
 /// `commit: true` write at once and roll the pending changes back when that fails.
