@@ -22,7 +22,7 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
                            _ keep: (inout (epoch: UInt64, metadata: StoreMetadata??, collections: [StoreCollection]?), T) -> Void) throws(StoreError) -> T {
         let epoch = client.epoch
         if let value = lock.withLock({ () -> T? in
-            if listing.epoch != epoch { listing = (epoch, nil, nil) }
+            if listing.epoch != epoch { listing = (epoch, nil, nil); sources = nil }
             return read(&listing)
         }) { return value }
         let value = try fetch()
@@ -30,8 +30,11 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
         return value
     }
 
+    /// The remote sources as last read (with ``listing``'s epoch).
+    private var sources: [BrokerRemoteSource]?
+
     private func forgetListing() {
-        lock.withLock { listing = (client.epoch, nil, nil) }
+        lock.withLock { listing = (client.epoch, nil, nil); sources = nil }
     }
 
     package init(client: BrokerClient) { self.client = client }
@@ -132,6 +135,19 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
             try all.putBytes(bytes, into: collection, name: name, expecting: expecting)
         }
         return try commit(all)
+    }
+
+    /// The remote sources of the calendars the app may see (none when the broker cannot say),
+    /// kept as the calendar list is.
+    func remoteSources() -> [BrokerRemoteSource] {
+        let epoch = client.epoch
+        if let known = lock.withLock({ () -> [BrokerRemoteSource]? in
+            if listing.epoch != epoch { listing = (epoch, nil, nil); sources = nil }
+            return sources
+        }) { return known }
+        guard case .remoteSources(let list)? = try? client.call(.remoteSources) else { return [] }
+        lock.withLock { if listing.epoch == epoch { sources = list } }
+        return list
     }
 
     /// The broker's ``BrokerCall/queryToken`` (nil when it cannot give one).

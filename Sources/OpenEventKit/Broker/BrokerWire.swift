@@ -67,6 +67,9 @@ package enum BrokerCall: Codable, Sendable {
     case commit([BrokerOperation])
     /// The identities of the collections and items the app may see.
     case snapshot
+    /// The remote sources (CalDAV accounts, subscriptions) of the calendars the app may see:
+    /// names, kinds and which calendars each mirrors, never URLs or accounts.
+    case remoteSources
     /// A token that changes whenever anything a window query of the app could return
     /// changed (the store's index generation and the app's levels): an app may answer a
     /// query it answered under the same token again from memory.
@@ -130,6 +133,7 @@ package enum BrokerReply: Codable, Sendable {
     case committed([BrokerItemFile])
     case snapshot([String: BrokerSnapshotCollection])
     case token(String)
+    case remoteSources([BrokerRemoteSource])
     /// A UI helper's standard output and exit status (nil status: ended by `signal`).
     case helper(output: String, status: Int?, signal: Int?)
     /// Notice: the store changed (another app, another program, a sync).
@@ -197,6 +201,21 @@ package struct BrokerItem: Codable, Sendable, Hashable {
     package init(file: BrokerItemFile, bytes: Data) {
         self.file = file
         self.bytes = bytes
+    }
+}
+
+/// A remote source as an app may know it.
+package struct BrokerRemoteSource: Codable, Sendable, Hashable {
+    /// The source's name (`ical sources add NAME`).
+    package var name: String
+    /// Whether it is a CalDAV account (else a subscribed feed).
+    package var isCalDAV: Bool
+    /// The collections it mirrors that the app may see, and whether each may be written.
+    package var calendars: [String: Bool]
+    package init(name: String, isCalDAV: Bool, calendars: [String: Bool]) {
+        self.name = name
+        self.isCalDAV = isCalDAV
+        self.calendars = calendars
     }
 }
 

@@ -41,6 +41,14 @@ extension EKEventStore {
     /// The store's remote sources (`.openeventkit/sources.json`) and the collections each
     /// mirrors, with whether each may be written (caller holds the lock).
     func remoteSources() -> [(source: EKSource, collections: [String: Bool])] {
+        if let broker = backend as? BrokerBackend {
+            return broker.remoteSources().map { record in
+                let key = EKSource.Remote(name: record.name, type: record.isCalDAV ? .calDAV : .subscribed)
+                let source = remoteSourceStorage[key] ?? EKSource(eventStore: self, isVirtual: false, remote: key)
+                remoteSourceStorage[key] = source
+                return (source, record.calendars)
+            }
+        }
         guard let backend = backend?.folder else { return [] }
         let files = RemoteSourceFiles(storeRoot: backend.root)
         guard let identity = try? files.sourcesIdentity() else { return [] }

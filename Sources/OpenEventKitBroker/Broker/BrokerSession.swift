@@ -188,6 +188,15 @@ package final class BrokerSession: @unchecked Sendable {
                 return try readCollection(collection, known: known)
             case .commit(let operations):
                 return .committed(try commit(operations))
+            case .remoteSources:
+                let visible = Set(try visibleCollections().map(\.identifier))
+                return .remoteSources(try RemoteSourceFiles(storeRoot: store.root).sources().compactMap { record in
+                    var calendars: [String: Bool] = [:]
+                    for calendar in record.calendars where visible.contains(calendar.collection) {
+                        calendars[calendar.collection] = record.kind == .caldav && calendar.writable
+                    }
+                    return calendars.isEmpty ? nil : BrokerRemoteSource(name: record.name, isCalDAV: record.kind == .caldav, calendars: calendars)
+                })
             case .queryToken:
                 return .token(try queryToken())
             case .snapshot:

@@ -158,6 +158,29 @@ import OpenEventKitBroker
         #expect(app.events(matching: window).map(\.title) == ["From elsewhere"])
     }
 
+    /// Calendars mirrored from a server keep their source and writability in a sandboxed app;
+    /// the app learns the source's name, never its address or account.
+    @Test(arguments: AccessMatrixTests.Route.allCases)
+    func remoteSourcesReachTheApp(route: AccessMatrixTests.Route) throws {
+        let test = try TestStore()
+        try RemoteSourceFiles(storeRoot: test.folder.path).setSources([
+            RemoteSourceRecord(name: "school", kind: .subscription, url: "https://user:secret@example.invalid/feed.ics",
+                               calendars: [MirroredCalendar(collection: "calendar", href: "https://example.invalid/feed.ics", writable: false, supportsSync: false)]),
+        ])
+        let app = try AccessMatrixTests.store(at: test.folder, authority: FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess), route: route)
+        let calendar = try #require(app.calendar(withIdentifier: "calendar"))
+        #expect(calendar.source?.title == "school")
+        #expect(calendar.source?.sourceType == .subscribed)
+        #expect(!calendar.allowsContentModifications)
+        if route == .broker {
+            let (_, broker) = try FrameChannel.pair()
+            let session = BrokerSession(store: try FolderStore.open(at: test.folder.path),
+                                        authority: FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess), channel: broker)
+            let reply = session.answer(.remoteSources)
+            #expect(!"\(reply)".contains("secret") && !"\(reply)".contains("example.invalid"))
+        }
+    }
+
     /// A window query answered again from memory while the broker's token stands, and read
     /// again when another program changed the store.
     @Test func repeatedQueriesSeeOtherProgramsChanges() throws {
