@@ -118,7 +118,14 @@ package final class BrokerSession: @unchecked Sendable {
     }
 
     private func send(_ response: BrokerResponse) {
-        guard let data = try? JSONEncoder().encode(response) else { return }
+        guard var data = try? JSONEncoder().encode(response) else { return }
+        if data.count > channel.maximumFrame {
+            // An answer too large for one frame (a calendar of more than 64 MiB): the call
+            // fails, the connection stays.
+            let failure = BrokerFailure(code: "io", message: "the answer is \(data.count) bytes, over the broker's limit of \(channel.maximumFrame); read the calendar's items one by one")
+            guard let smaller = try? JSONEncoder().encode(BrokerResponse(id: response.id, reply: .failure(failure))) else { return }
+            data = smaller
+        }
         do { try channel.send(data) } catch { channel.close() }
     }
 
