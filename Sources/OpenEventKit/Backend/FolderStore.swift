@@ -213,6 +213,13 @@ package struct FolderStore: Sendable {
     /// system allows it (see ``StoreSystem/readFile(_:limit:touchingAccessTime:)``): for
     /// readers of many files that are not the user's reading, such as the query index.
     package func readItem(in collection: String, name: String, touchingAccessTime: Bool) throws(StoreError) -> ItemReadResult {
+        try readItemBytes(in: collection, name: name, touchingAccessTime: touchingAccessTime).result
+    }
+
+    /// ``readItem(in:name:touchingAccessTime:)`` with the file's bytes as they are (the broker
+    /// sends these to an app; empty when the file could not be read).
+    package func readItemBytes(in collection: String, name: String,
+                               touchingAccessTime: Bool = true) throws(StoreError) -> (bytes: [UInt8], result: ItemReadResult) {
         guard ItemFileName.isItemName(name) else {
             throw StoreError(.invalidName, "'\(name)' is not an item file name", path: collection)
         }
@@ -223,20 +230,9 @@ package struct FolderStore: Sendable {
         } catch where error.code == .notFound {
             throw error
         } catch {
-            return ItemReadResult(item: nil, diagnostics: [
-                Diagnostic(.error, .io, line: 1, file: path, message: "\(error.message); item skipped")])
+            return ([], ItemReadResult(item: nil, diagnostics: [
+                Diagnostic(.error, .io, line: 1, file: path, message: "\(error.message); item skipped")]))
         }
-        let file = ItemFile(collection: collection, name: name, path: path, identity: contents.identity)
-        return Self.parseItem(contents.bytes, file: file)
-    }
-
-    /// Reads one item with the file's bytes as they are (the broker sends these to an app).
-    package func readItemBytes(in collection: String, name: String) throws(StoreError) -> (bytes: [UInt8], result: ItemReadResult) {
-        guard ItemFileName.isItemName(name) else {
-            throw StoreError(.invalidName, "'\(name)' is not an item file name", path: collection)
-        }
-        let path = try collectionFolder(collection) + "/" + name
-        let contents = try StoreSystem.readFile(path, limit: Self.maximumItemSize)
         let file = ItemFile(collection: collection, name: name, path: path, identity: contents.identity)
         return (contents.bytes, Self.parseItem(contents.bytes, file: file))
     }
