@@ -20,6 +20,7 @@ package final class BrokerDaemon: @unchecked Sendable {
     let idleTimeout: Double
     let log: @Sendable (String) -> Void
     private let lock = NSLock()
+    /// Connections being served (launches on their way and apps).
     private var sessions = 0
     private var idleSince = Deadline.now()
     /// The most apps served at once (more are refused until one ends).
@@ -65,7 +66,16 @@ package final class BrokerDaemon: @unchecked Sendable {
                 let connection = accept(listener, nil, nil)
                 if connection >= 0 {
                     _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-                    Thread.detachNewThread { [self] in take(connection) }
+                    // Counted from the accept, so that the broker cannot go idle while a
+                    // launch is on its way.
+                    lock.withLock { sessions += 1 }
+                    Thread.detachNewThread { [self] in
+                        take(connection)
+                        lock.withLock {
+                            sessions -= 1
+                            if sessions == 0 { idleSince = Deadline.now() }
+                        }
+                    }
                 }
                 continue
             }
@@ -123,22 +133,11 @@ package final class BrokerDaemon: @unchecked Sendable {
             appChannel.close()
             return
         }
-        let admitted = lock.withLock {
-            guard sessions < Self.maximumSessions else { return false }
-            sessions += 1
-            return true
-        }
-        guard admitted else {
+        guard lock.withLock({ sessions <= Self.maximumSessions }) else {
             try? channel.send(.refused("the broker serves \(Self.maximumSessions) apps already"))
             channel.close()
             appChannel.close()
             return
-        }
-        defer {
-            lock.withLock {
-                sessions -= 1
-                if sessions == 0 { idleSince = Deadline.now() }
-            }
         }
         let link = LauncherLink(channel: channel)
         let session = BrokerSession(store: store, manifest: manifest, channel: appChannel, prompt: link, helpers: link)
