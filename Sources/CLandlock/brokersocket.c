@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <unistd.h>
 
 static socklen_t abstract_address(const char *name, struct sockaddr_un *address) {
@@ -100,4 +102,23 @@ int cbroker_receive_descriptor(int socket) {
     int descriptor;
     memcpy(&descriptor, CMSG_DATA(header), sizeof(int));
     return descriptor;
+}
+
+pid_t cbroker_spawn_detached(const char *path, char *const argv[], char *const envp[]) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+    if (posix_spawnattr_init(&attributes) != 0) { posix_spawn_file_actions_destroy(&actions); return -1; }
+    int result = 0;
+    for (int fd = 0; fd <= 2 && result == 0; fd++) {
+        result = posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+    }
+    if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+    pid_t pid = -1;
+    if (result == 0) result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (result != 0) { errno = result; return -1; }
+    return pid;
 }

@@ -24,4 +24,10 @@ int cbroker_send_descriptor(int socket, int descriptor);
 /// descriptor, or -1 with errno (EBADMSG when no descriptor came with the byte).
 int cbroker_receive_descriptor(int socket);
 
+/// Starts `path` detached: a session of its own, /dev/null as its standard input, output and
+/// error, and no other descriptor of this process (so that a caller waiting for the end of
+/// one of its pipes is not kept waiting by a long-lived broker). Returns the process id, or
+/// -1 with errno.
+pid_t cbroker_spawn_detached(const char *path, char *const argv[], char *const envp[]);
+
 #endif

@@ -98,28 +98,18 @@ package struct AppLauncher {
         throw Failure("the broker for \(store.root) did not start within 10 seconds: run `ical broker --store \(store.root)` to see why")
     }
 
-    /// Starts `ical broker` for the store, detached (its own session, no terminal).
+    /// Starts `ical broker` for the store, detached: its own session, no terminal, and none of
+    /// this process's descriptors (a caller reading `ical run`'s output to its end must not
+    /// wait for the broker too).
     private func startBroker(store: FolderStore) throws {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, 0x80)   // POSIX_SPAWN_SETSID (glibc)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in 0...2 {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
         let arguments = [icalPath, "broker", "--store", store.root]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var environ: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in environ { free(pointer) } }
-        var started: pid_t = 0
-        let result = posix_spawn(&started, icalPath, &actions, &attributes, &argv, &environ)
-        guard result == 0 else { throw Failure("cannot start the broker (\(icalPath) broker): \(String(cString: strerror(result)))") }
+        let pid = cbroker_spawn_detached(icalPath, &argv, &environ)
+        guard pid > 0 else { throw Failure("cannot start the broker (\(icalPath) broker): \(String(cString: strerror(errno)))") }
         // The broker runs on when this launcher ends; a thread reaps it if it exits first.
-        let pid = started
         Thread.detachNewThread {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
