@@ -98,10 +98,12 @@ struct RunCommandTests {
     @Test func aMissingProgramIsALaunchError() throws {
         let world = try World()
         defer { world.remove() }
-        let missing = world.folder.url.appendingPathComponent("no-such-app").path
-        let output = try world.ical(["run", "--app", Self.manifest("MonthlyEvents"), "--", missing], expecting: 1)
-        #expect(output.stderr.hasPrefix("ical run: "), "\(output.stderr)")
-        #expect(output.stderr.contains("no-such-app"), "\(output.stderr)")
+        // Not in PATH, and a path that is not there.
+        for missing in ["openeventkit-no-such-app", "/usr/bin/openeventkit-no-such-app"] {
+            let output = try world.ical(["run", "--app", Self.manifest("MonthlyEvents"), "--", missing], expecting: 1)
+            #expect(output.stderr.hasPrefix("ical run: "), "\(output.stderr)")
+            #expect(output.stderr.contains(missing), "\(output.stderr)")
+        }
     }
 
     @Test func aBadManifestIsNamed() throws {
@@ -126,7 +128,7 @@ struct RunCommandTests {
         try Data("#!/bin/sh\ntouch '\(marker)'\n".utf8).write(to: URL(fileURLWithPath: program))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program)
         let store = appFolder.appendingPathComponent("store").path
-        try world.ical(["calendars", "create", "Inside"], environment: ["OPENEVENTKIT_STORE": store])
+        try world.ical(["privacy", "grant", "org.openeventkit.ical", "--events", "full"], environment: ["OPENEVENTKIT_STORE": store])
         let output = try world.ical(["run", "--app", Self.manifest("MonthlyEvents"), "--store", store, "--", program], expecting: 1)
         #expect(output.stderr.contains("store"), "\(output.stderr)")
         #expect(output.stderr.contains("the app's folder"), "\(output.stderr)")
