@@ -140,7 +140,7 @@ let package = Package(
             dependencies: ["OpenEventKit", "OpenEventKitIntents"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["ICalKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["ICalKit", "OpenEventKitBroker", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Expected"]),
     ],
     swiftLanguageModes: [.v6]

@@ -65,7 +65,7 @@ import Testing
 
         let root = destdir.appendingPathComponent("usr/local")
         let expected = (["bin/ical",
-                         "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
+                         "lib/systemd/user/ical-broker.service", "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
                          "share/bash-completion/completions/ical", "share/fish/vendor_completions.d/ical.fish",
                          "share/zsh/site-functions/_ical"] + (try Self.expectedManualPages())).sorted()
         #expect(Self.files(below: destdir) == expected.map { "usr/local/" + $0 })
@@ -103,6 +103,10 @@ import Testing
         #expect(service.contains("\nExecStart=/usr/local/bin/ical sync\n"))
         #expect(service.contains("\nType=oneshot\n"))
         #expect(!service.contains("@BINDIR@"))
+        let broker = try String(contentsOf: root.appendingPathComponent("lib/systemd/user/ical-broker.service"), encoding: .utf8)
+        #expect(broker.contains("\nExecStart=/usr/local/bin/ical broker --idle-timeout 31536000\n"))
+        #expect(!broker.contains("@BINDIR@"))
+        #expect(expected.contains("share/man/man1/ical-run.1") && expected.contains("share/man/man1/ical-broker.1"))
 
         // A manual page of another program in the same folder is left alone by uninstall.
         let other = root.appendingPathComponent("share/man/man1/ical-other.1")
@@ -134,7 +138,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: unpacked.path) == ["openeventkit-\(version)"])
         let root = unpacked.appendingPathComponent("openeventkit-\(version)")
         let expected = (["CHANGELOG.md", "INSTALL", "LICENSE", "README.md", "bin/ical",
-                         "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
+                         "lib/systemd/user/ical-broker.service", "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
                          "share/bash-completion/completions/ical", "share/fish/vendor_completions.d/ical.fish",
                          "share/zsh/site-functions/_ical"] + (try Self.expectedManualPages())).sorted()
         #expect(Self.files(below: root) == expected)
