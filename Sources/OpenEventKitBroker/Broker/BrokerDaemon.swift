@@ -39,13 +39,30 @@ package final class BrokerDaemon: @unchecked Sendable {
         package var alreadyRunning = false
     }
 
-    /// The abstract socket name of the broker of `storeRoot` for this user.
+    /// The abstract socket name of the broker of `storeRoot` for this user: the user, the
+    /// folder's device and inode, and a hash of its resolved path (a folder made where another
+    /// was removed can get its inode number; it does not get its broker).
     package static func address(for storeRoot: String) throws(Failure) -> String {
-        var info = stat()
-        guard stat(storeRoot, &info) == 0 else {
+        guard let identity = folderIdentity(storeRoot) else {
             throw Failure(description: "cannot find the store folder \(storeRoot): \(String(cString: strerror(errno)))")
         }
-        return "org.openeventkit.broker/\(getuid())/\(info.st_dev)-\(info.st_ino)"
+        let resolved = URL(fileURLWithPath: storeRoot).resolvingSymlinksInPath().path
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        for byte in resolved.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return "org.openeventkit.broker/\(getuid())/\(identity.device)-\(identity.inode)-\(String(hash, radix: 16))"
+    }
+
+    /// The device and inode of a folder, nil when it cannot be reached.
+    static func folderIdentity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Whether the store folder is still the one this broker was started for.
+    private func storeIsTheSame(_ identity: (device: UInt64, inode: UInt64)) -> Bool {
+        guard let now = Self.folderIdentity(store.root) else { return false }
+        return now == identity
     }
 
     /// Serves until idle. Throws when the socket cannot be made (``Failure/alreadyRunning``
@@ -58,6 +75,9 @@ package final class BrokerDaemon: @unchecked Sendable {
             throw Failure(description: "cannot listen on the broker's socket: \(String(cString: strerror(errno)))")
         }
         defer { close(listener) }
+        guard let identity = Self.folderIdentity(store.root) else {
+            throw Failure(description: "the store folder \(store.root) is gone")
+        }
         log("broker: serving \(store.root)")
         while true {
             var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
@@ -78,6 +98,10 @@ package final class BrokerDaemon: @unchecked Sendable {
                     }
                 }
                 continue
+            }
+            guard storeIsTheSame(identity) else {
+                log("broker: the store folder \(store.root) was removed or replaced; exiting")
+                return
             }
             let idle = lock.withLock { sessions == 0 && Deadline.now() - idleSince >= idleTimeout }
             if idle {
