@@ -12,10 +12,13 @@ import Musl
 /// Sending and receiving may happen on different threads at once; two senders are kept
 /// apart by a lock so that their frames never interleave.
 package final class FrameChannel: @unchecked Sendable {
-    /// The socket (owned: closed by ``close()`` or when the channel is released).
+    /// The socket (owned: closed when the channel is released, or by ``closeDescriptor()``).
     package let descriptor: Int32
     private let sendLock = NSLock()
-    private let closed = NSLock()
+    private let state = NSLock()
+    /// Shut down: every send and receive fails from then on.
+    private var isShut = false
+    /// The descriptor is closed (it may already be another file's: never use it again).
     private var isClosed = false
     /// The largest frame this side accepts.
     package let maximumFrame: Int
@@ -25,13 +28,32 @@ package final class FrameChannel: @unchecked Sendable {
         self.maximumFrame = maximumFrame
     }
 
-    deinit { close() }
+    deinit {
+        if !isClosed { _ = Glibc.close(descriptor) }
+    }
+
+    /// Ends the connection in both directions: a reader blocked on it wakes with an error,
+    /// and every later send and receive fails. The descriptor itself is closed only when the
+    /// channel is released, so that no thread still using the channel can reach another file
+    /// that took its number.
+    package func close() {
+        state.withLock {
+            guard !isShut else { return }
+            isShut = true
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// Whether ``close()`` was called (or the descriptor given away).
+    private var ended: Bool { state.withLock { isShut || isClosed } }
 
     /// Closes this process's descriptor only, leaving the socket open for another process that
-    /// has a copy (a child it was passed to): no `shutdown`, which would end it for all.
+    /// has a copy (a child it was passed to): no `shutdown`, which would end it for all. Only
+    /// for a channel no other thread uses.
     package func closeDescriptor() {
-        closed.withLock {
+        state.withLock {
             guard !isClosed else { return }
+            isShut = true
             isClosed = true
             _ = Glibc.close(descriptor)
         }
@@ -44,16 +66,6 @@ package final class FrameChannel: @unchecked Sendable {
             throw Failure(message: "cannot make a socket pair (\(String(cString: strerror(errno))))")
         }
         return (FrameChannel(descriptor: descriptors[0]), FrameChannel(descriptor: descriptors[1]))
-    }
-
-    /// Closes the socket (both directions); a reader blocked on it wakes with an error.
-    package func close() {
-        closed.withLock {
-            guard !isClosed else { return }
-            isClosed = true
-            _ = shutdown(descriptor, Int32(SHUT_RDWR))
-            _ = Glibc.close(descriptor)
-        }
     }
 
     /// What went wrong on the channel.
@@ -75,6 +87,7 @@ package final class FrameChannel: @unchecked Sendable {
         header[2] = UInt8((length >> 8) & 0xff); header[3] = UInt8(length & 0xff)
         sendLock.lock()
         defer { sendLock.unlock() }
+        guard !ended else { throw Failure(message: "the connection is closed") }
         let deadline = Deadline(seconds: timeout)
         try header.withUnsafeBytes { bytes throws in try write(bytes, deadline: deadline) }
         try payload.withUnsafeBytes { bytes throws in try write(bytes, deadline: deadline) }
@@ -98,6 +111,7 @@ package final class FrameChannel: @unchecked Sendable {
     /// Receives one frame: nil when the peer closed the connection between frames. Waits
     /// without limit for the first byte when `idle` is nil, else at most `idle` seconds.
     package func receive(idle: Double? = nil) throws -> Data? {
+        guard !ended else { return nil }
         var header = [UInt8](repeating: 0, count: 4)
         let first = try header.withUnsafeMutableBytes { bytes throws in
             try read(into: bytes, idle: idle, allowingEnd: true)
