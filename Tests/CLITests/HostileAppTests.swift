@@ -36,7 +36,7 @@ private final class HostileWorld {
         let sample = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/monthly-events.ics").path
         for arguments in [
             ["privacy", "grant", "org.openeventkit.ical", "--events", "full", "--reminders", "full"],
-            ["import", sample, "--calendar", "School"],
+            ["import", sample],
             ["query"],   // the index exists before the hashes are taken
             ["privacy", "grant", "org.openeventkit.samples.MonthlyEvents", "--events", "full"],
         ] {
@@ -48,10 +48,10 @@ private final class HostileWorld {
                                             environment: environment)
             #expect(output.status == 0, "\(output.stderr)")
         }
-        calendar = "School"
+        calendar = "calendar"
         let names = try FileManager.default.contentsOfDirectory(atPath: store + "/" + calendar).filter { $0.hasSuffix(".ics") }.sorted()
         let first = try #require(names.first { name in
-            ((try? String(contentsOfFile: store + "/School/" + name, encoding: .utf8)) ?? "").contains("BEGIN:VEVENT")
+            ((try? String(contentsOfFile: store + "/calendar/" + name, encoding: .utf8)) ?? "").contains("BEGIN:VEVENT")
         })
         event = first
 

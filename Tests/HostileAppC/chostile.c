@@ -80,7 +80,7 @@ int hostile_open_by_guessed_handle(const char *own_file, const char *mount_path,
     struct handle_buffer buffer;
     int result = own_handle(own_file, &buffer);
     if (result != 0) return result;
-    int mount_fd = open(mount_path, O_PATH | O_CLOEXEC);
+    int mount_fd = open(mount_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (mount_fd < 0) return fail();
     int opened = 0, last = 0;
     for (int layout = 0; layout < 2; layout++) {
