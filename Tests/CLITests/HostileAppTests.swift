@@ -49,10 +49,12 @@ private final class HostileWorld {
             #expect(output.status == 0, "\(output.stderr)")
         }
         calendar = "calendar"
-        let names = try FileManager.default.contentsOfDirectory(atPath: store + "/" + calendar).filter { $0.hasSuffix(".ics") }.sorted()
-        let first = try #require(names.first { name in
-            ((try? String(contentsOfFile: store + "/calendar/" + name, encoding: .utf8)) ?? "").contains("BEGIN:VEVENT")
-        })
+        let folderPath = store + "/calendar"
+        let names = try FileManager.default.contentsOfDirectory(atPath: folderPath).filter { $0.hasSuffix(".ics") }.sorted()
+        let events = names.filter { name in
+            ((try? String(contentsOfFile: folderPath + "/" + name, encoding: .utf8)) ?? "").contains("BEGIN:VEVENT")
+        }
+        guard let first = events.first else { throw CocoaError(.fileReadNoSuchFile) }
         event = first
 
         // The broker, started here with a long idle time: ical run finds it by its socket.
