@@ -82,7 +82,10 @@ private final class HostileWorld {
     var address: String { "org.openeventkit.broker/\(getuid())/\(identity.dev)-\(identity.ino)" }
 
     func brokerListening() -> Bool {
-        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        // procfs files report size 0: read to the end rather than by size.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/net/unix") else { return false }
+        defer { try? handle.close() }
+        let table = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
         return table.contains("@" + address)
     }
 
