@@ -90,6 +90,15 @@ let package = Package(
             dependencies: ["OpenEventKit", "ICalKit"],
             path: "Tests/StoreStress"),
 
+        // A hostile app for `ical run` (Tests/CLITests/HostileAppTests.swift): it tries to
+        // escape the sandbox and the broker's checks, and prints one line per attempt.
+        .target(name: "CHostile", path: "Tests/HostileAppC"),
+        .executableTarget(
+            name: "hostile-app",
+            dependencies: ["OpenEventKit", "CLandlock", "CHostile"],
+            path: "Tests/HostileApp",
+            exclude: ["Info.plist"]),
+
         .executableTarget(
             name: "store-bench",
             dependencies: ["OpenEventKit", "ICalKit", "OpenEventKitBroker"],

@@ -87,15 +87,31 @@ package struct AppLauncher {
         let name: String
         do { name = try BrokerDaemon.address(for: store.root) } catch { throw Failure(error.description) }
         var descriptor = cbroker_connect_abstract(name)
-        if descriptor >= 0 { return FrameChannel(descriptor: descriptor) }
+        if descriptor >= 0 { return try verifiedBroker(descriptor, name: name) }
         try startBroker(store: store)
         let deadline = Deadline(seconds: 10)
         while !deadline.hasPassed {
             descriptor = cbroker_connect_abstract(name)
-            if descriptor >= 0 { return FrameChannel(descriptor: descriptor) }
+            if descriptor >= 0 { return try verifiedBroker(descriptor, name: name) }
             usleep(20_000)
         }
         throw Failure("the broker for \(store.root) did not start within 10 seconds: run `ical broker --store \(store.root)` to see why")
+    }
+
+    /// The connection, once its peer is a broker this launcher trusts: a process of this user
+    /// running this `ical` (the same check the broker makes of its launchers). Anyone may bind
+    /// the abstract name while no broker holds it, a sandboxed app included (Landlock scopes
+    /// connecting out of the sandbox, not binding); such a squatter would be handed the app's
+    /// socket and could ask this launcher for prompts and helpers. A sandboxed `ical broker`
+    /// cannot open the store, so it never listens.
+    private func verifiedBroker(_ descriptor: Int32, name: String) throws -> FrameChannel {
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        guard cbroker_peer(descriptor, &pid, &uid, &gid) == 0, uid == getuid(), BrokerDaemon.runsThisExecutable(pid) else {
+            close(descriptor)
+            throw Failure("the process listening on the broker's socket @\(name) (process \(pid), user \(uid)) is not this ical's broker; "
+                + "stop it (kill \(pid)) and run again")
+        }
+        return FrameChannel(descriptor: descriptor)
     }
 
     /// Starts `ical broker` for the store, detached: its own session, no terminal, and none of
@@ -126,6 +142,11 @@ package struct AppLauncher {
                 let text = switch answer { case .allow: "allow"; case .deny: "deny"; case .unanswered: "unanswered" }
                 try? broker.send(.answer(id: id, answer: text))
             case let .runHelper(id, arguments, input):
+                // Only the ui helpers, whatever the broker asks (defense in depth).
+                guard arguments.count >= 2, arguments[0] == "ui", ["edit-event", "choose-calendar", "view-event"].contains(arguments[1]) else {
+                    try? broker.send(.helperResult(id: id, output: "", status: 1, signal: nil))
+                    continue
+                }
                 let outcome = HelperRun.run(icalPath, arguments, input: input, environment: environment)
                 try? broker.send(.helperResult(id: id, output: outcome.output, status: outcome.status, signal: outcome.signal))
             default:
