@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <unistd.h>
 
@@ -114,7 +115,13 @@ pid_t cbroker_spawn_detached(const char *path, char *const argv[], char *const e
         result = posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
     }
     if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+    // No signal blocked or ignored by the caller carries over (a broker must end on SIGTERM).
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &none);
+    if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid = -1;
     if (result == 0) result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
     posix_spawn_file_actions_destroy(&actions);

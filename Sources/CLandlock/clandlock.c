@@ -277,6 +277,10 @@ static void child_run(const char *path, char *const argv[], char *const envp[], 
         child_report(error_pipe, CLANDLOCK_STAGE_CLOSE_DESCRIPTORS, errno);
 
     if (drop_capabilities() != 0) child_report(error_pipe, CLANDLOCK_STAGE_CAPABILITIES, errno);
+    // A session of its own: the terminal it shares with `ical run` (its standard streams)
+    // is not its controlling terminal, so it cannot push input into it (TIOCSTI) to answer
+    // the access prompt `ical run` shows there, nor open /dev/tty.
+    if (setsid() < 0) child_report(error_pipe, CLANDLOCK_STAGE_SESSION, errno);
     if (cwd && chdir(cwd) != 0) child_report(error_pipe, CLANDLOCK_STAGE_CHDIR, errno);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         child_report(error_pipe, CLANDLOCK_STAGE_NO_NEW_PRIVS, errno);

@@ -25,7 +25,7 @@ int cbroker_send_descriptor(int socket, int descriptor);
 int cbroker_receive_descriptor(int socket);
 
 /// Starts `path` detached: a session of its own, /dev/null as its standard input, output and
-/// error, and no other descriptor of this process (so that a caller waiting for the end of
+/// error, every signal at its default and none blocked, and no other descriptor of this process (so that a caller waiting for the end of
 /// one of its pipes is not kept waiting by a long-lived broker). Returns the process id, or
 /// -1 with errno.
 pid_t cbroker_spawn_detached(const char *path, char *const argv[], char *const envp[]);

@@ -41,6 +41,7 @@ enum clandlock_stage {
     CLANDLOCK_STAGE_RESTRICT = 13,       // child: landlock_restrict_self
     CLANDLOCK_STAGE_EXEC = 14,           // child: execve
     CLANDLOCK_STAGE_SIGNALS = 15,        // child: resetting signal handlers and mask
+    CLANDLOCK_STAGE_SESSION = 16,        // child: setsid (no controlling terminal)
 };
 
 /// Why `clandlock_spawn` failed: the stage, the errno, and the rule involved (or -1).
@@ -62,7 +63,8 @@ int clandlock_abi(void);
 /// scoped to the sandbox. TCP is not restricted. In the child (async-signal-safe calls only):
 /// `keep_fds` (pairs: child descriptor number, parent descriptor; `keep_count` pairs) are
 /// moved into place and every other descriptor above 2 is closed, the working folder becomes
-/// `cwd` (when not NULL), signal handlers are reset, every capability is dropped (bounding
+/// `cwd` (when not NULL), signal handlers are reset, a session of its own begins (setsid: no
+/// controlling terminal, so no TIOCSTI into the caller's), every capability is dropped (bounding
 /// set, ambient set, securebits that keep root from regaining them, then an empty capset),
 /// `no_new_privs` is set, the ruleset is applied, and only then `execve` runs. A failure of
 /// any step is reported through a close-on-exec pipe: the function returns -1 and fills

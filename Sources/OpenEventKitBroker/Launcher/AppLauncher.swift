@@ -75,6 +75,21 @@ package struct AppLauncher {
         let pid = try SandboxedProcess.spawn(program: executable, arguments: arguments, environment: appEnvironment,
                                              policy: policy, keepDescriptors: [3: appEnd.descriptor])
         appEnd.closeDescriptor()   // the app has its copy
+        // The app has a session of its own (no controlling terminal): the terminal's signals
+        // come to this launcher, which passes them on.
+        let forwarded = [SIGINT, SIGTERM, SIGHUP, SIGQUIT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                // While a UI helper has the terminal, Control-C is the helper's alone (as when
+                // the app runs the helper itself and ignores SIGINT meanwhile).
+                if (number == SIGINT || number == SIGQUIT) && HelperRun.isRunning { return }
+                _ = kill(pid, number)
+            }
+            source.resume()
+            return source
+        }
+        defer { for source in forwarded { source.cancel() } }
         let served = Thread { serve(broker, store: store) }
         served.start()
         let status = try SandboxedProcess.wait(pid)
@@ -108,8 +123,8 @@ package struct AppLauncher {
         var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
         guard cbroker_peer(descriptor, &pid, &uid, &gid) == 0, uid == getuid(), BrokerDaemon.runsThisExecutable(pid) else {
             close(descriptor)
-            throw Failure("the process listening on the broker's socket @\(name) (process \(pid), user \(uid)) is not this ical's broker; "
-                + "stop it (kill \(pid)) and run again")
+            throw Failure("the process listening on the broker's socket @\(name) (process \(pid), user \(uid)) is not this ical's broker "
+                + "(another program, or a broker of an ical since replaced by an upgrade); stop it (kill \(pid)) and run again")
         }
         return FrameChannel(descriptor: descriptor)
     }

@@ -36,6 +36,7 @@ enum LandlockCalls {
             case CLANDLOCK_STAGE_RESTRICT.rawValue: "applying the Landlock ruleset"
             case CLANDLOCK_STAGE_EXEC.rawValue: "executing the program"
             case CLANDLOCK_STAGE_SIGNALS.rawValue: "resetting signals"
+            case CLANDLOCK_STAGE_SESSION.rawValue: "starting a session of its own"
             default: "step \(stage)"
             }
         }
