@@ -152,6 +152,34 @@ struct RunCommandTests {
         #expect(status.stdout.contains("events:    fullAccess"), "\(status.stdout)")
     }
 
+    /// On a real terminal (the kernel here still allows TIOCSTI: `dev.tty.legacy_tiocsti`), the
+    /// app cannot push keystrokes into the terminal it shares with ical run's prompt: it runs
+    /// in a session of its own, so the terminal is not its controlling terminal, and /dev/tty
+    /// does not open.
+    @Test func theAppCannotTypeIntoIcalRunsTerminal() throws {
+        let world = try World()
+        defer { world.remove() }
+        let manifest = world.folder.url.appendingPathComponent("Info.plist")
+        try #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>org.example.typist</string></dict></plist>"#
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        let script = """
+            import fcntl, os, termios
+            print("terminal", os.isatty(0))
+            try:
+                fcntl.ioctl(0, termios.TIOCSTI, b"a"); print("TIOCSTI typed")
+            except OSError as error: print("TIOCSTI refused", error.errno)
+            try:
+                os.open("/dev/tty", os.O_RDWR); print("/dev/tty opened")
+            except OSError as error: print("/dev/tty refused", error.errno)
+            """
+        let command = Self.shell([ICalRunner.executable.path, "run", "--app", manifest.path, "--", "/usr/bin/python3", "-c", script])
+        let result = try TerminalDriver.run(command, steps: [], environment: world.environment)
+        #expect(result.transcript.contains("terminal True"), "\(result.transcript)")
+        #expect(result.transcript.contains("TIOCSTI refused 1"), "\(result.transcript)")
+        #expect(result.transcript.contains("/dev/tty refused 6"), "\(result.transcript)")
+        #expect(result.status == 0, "\(result.transcript)")
+    }
+
     @Test func withoutATerminalTheRequestIsFalseAndNothingIsRecorded() throws {
         let world = try World()
         defer { world.remove() }
