@@ -110,7 +110,7 @@ on_terminal() {
     while IFS='|' read -r wait answer; do
         tries=0
         found=""
-        until [ -z "$wait" ] || found=$(tail -c +$((offset + 1)) "$out" | grep -b -o -F -- "$wait" | head -n 1 | cut -d: -f1) && [ -n "$found" ]; do
+        until [ -z "$wait" ] || { found=$(tail -c +$((offset + 1)) "$out" | grep -b -o -F -- "$wait" | head -n 1 | cut -d: -f1); [ -n "$found" ]; }; do
             tries=$((tries + 1))
             if [ $tries -gt 600 ]; then echo "samples: $name: no '$wait' on the terminal after 30 s"; break; fi
             sleep 0.05
