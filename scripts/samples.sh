@@ -109,18 +109,12 @@ on_terminal() {
     offset=0
     while IFS='|' read -r wait answer; do
         tries=0
-        found=""
-        until [ -z "$wait" ] || { found=$(tail -c +$((offset + 1)) "$out" | grep -b -o -F -- "$wait" | head -n 1 | cut -d: -f1); [ -n "$found" ]; }; do
+        until [ -z "$wait" ] || tail -c +$((offset + 1)) "$out" | grep -q -F -- "$wait"; do
             tries=$((tries + 1))
             if [ $tries -gt 600 ]; then echo "samples: $name: no '$wait' on the terminal after 30 s"; break; fi
             sleep 0.05
         done
-        # The next wait starts just after this match: output that came meanwhile is not skipped.
-        if [ -n "$found" ]; then
-            offset=$((offset + found + $(printf '%s' "$wait" | wc -c)))
-        else
-            offset=$(wc -c < "$out")
-        fi
+        offset=$(wc -c < "$out")
         case $answer in
             '!'*) sh -c "${answer#!}" ;;
             *) printf '%s\n' "$answer" >&3 ;;
