@@ -32,7 +32,8 @@ ICAL="$BIN/ical"
 failures=0
 # The brokers this script starts (one per sandboxed store), stopped at the end.
 BROKERS=""
-trap 'for pid in $BROKERS; do kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT INT TERM
+# SAMPLES_KEEP=1 keeps the work folder (the terminals' transcripts, the broker's log) and names it.
+trap 'for pid in $BROKERS; do kill "$pid" 2>/dev/null || true; done; if [ "${SAMPLES_KEEP:-0}" = 1 ]; then echo "samples: kept $WORK"; else rm -rf "$WORK"; fi' EXIT INT TERM
 
 # check NAME FILE: compares FILE with the expected output NAME (in the sandboxed run,
 # scripts/samples-expected/run/NAME.txt when there is one).

@@ -22,6 +22,8 @@ package final class BrokerDaemon: @unchecked Sendable {
     private let lock = NSLock()
     /// Connections being served (launches on their way and apps).
     private var sessions = 0
+    /// The store's query index, shared by every session.
+    private lazy var index = BrokerIndex(store: store)
     private var idleSince = Deadline.now()
     /// The most apps served at once (more are refused until one ends).
     static let maximumSessions = 64
@@ -74,7 +76,10 @@ package final class BrokerDaemon: @unchecked Sendable {
             if errno == EADDRINUSE { throw Failure(description: "a broker already serves \(store.root)", alreadyRunning: true) }
             throw Failure(description: "cannot listen on the broker's socket: \(String(cString: strerror(errno)))")
         }
-        defer { close(listener) }
+        defer {
+            close(listener)
+            lock.withLock { index }.close()
+        }
         guard let identity = Self.folderIdentity(store.root) else {
             throw Failure(description: "the store folder \(store.root) is gone")
         }
@@ -164,7 +169,8 @@ package final class BrokerDaemon: @unchecked Sendable {
             return
         }
         let link = LauncherLink(channel: channel)
-        let session = BrokerSession(store: store, manifest: manifest, channel: appChannel, prompt: link, helpers: link)
+        let session = BrokerSession(store: store, manifest: manifest, channel: appChannel, prompt: link, helpers: link,
+                                    index: lock.withLock { index })
         do { try channel.send(.launched) } catch { appChannel.close(); return }
         log("broker: serving \(manifest.bundleIdentifier) (launcher process \(pid))")
         let done = DispatchSemaphore(value: 0)

@@ -37,10 +37,9 @@ package final class BrokerSession: @unchecked Sendable {
     /// The kinds of item files read, by identity, so that listings need not parse again.
     private var kinds: [ItemKey: (identity: FileIdentity, kinds: EKEntityMask)] = [:]
     private var watcher: StoreWatcher?
-    /// The store's query index, for ``BrokerCall/queryToken`` (opened on first use).
-    private var queryIndex: StoreIndex?
-    /// Whether the watcher saw a change since the index was last refreshed by every file.
-    private var indexNeedsFullScan = false
+    /// The store's query index, for ``BrokerCall/queryToken``: the broker's one, shared by
+    /// its sessions.
+    let index: BrokerIndex
     /// Whether the app said hello with a version this broker speaks.
     private var greeted = false
 
@@ -51,8 +50,9 @@ package final class BrokerSession: @unchecked Sendable {
 
     /// A session for the app `manifest` on `channel`, over `store`; prompts go to `prompt`.
     package init(store: FolderStore, manifest: AppManifest, channel: FrameChannel, prompt: any SystemPrompt,
-                 helpers: (any BrokerHelpers)?) {
+                 helpers: (any BrokerHelpers)?, index: BrokerIndex? = nil) {
         self.store = store
+        self.index = index ?? BrokerIndex(store: store)
         self.manifest = manifest
         self.channel = channel
         self.helpers = helpers
@@ -67,8 +67,10 @@ package final class BrokerSession: @unchecked Sendable {
 
     /// A session with fixed levels (tests of the access matrix through the broker): requests
     /// are answered with the level as it is, as a store with such an authority does.
-    package init(store: FolderStore, authority: any AccessAuthority, channel: FrameChannel, helpers: (any BrokerHelpers)? = nil) {
+    package init(store: FolderStore, authority: any AccessAuthority, channel: FrameChannel, helpers: (any BrokerHelpers)? = nil,
+                 index: BrokerIndex? = nil) {
         self.store = store
+        self.index = index ?? BrokerIndex(store: store)
         self.manifest = AppManifest(bundleIdentifier: "org.openeventkit.tests.fixed")
         self.channel = channel
         self.helpers = helpers
@@ -85,7 +87,6 @@ package final class BrokerSession: @unchecked Sendable {
         defer {
             watcher?.stop()
             channel.close()
-            lock.withLock { queryIndex?.closeDatabase() }
         }
         var window = (start: Deadline.now(), calls: 0)
         while true {
@@ -148,7 +149,7 @@ package final class BrokerSession: @unchecked Sendable {
                 greeted = true
                 watcher = StoreWatcher(root: store.root) { [weak self] _ in
                     guard let self else { return }
-                    lock.withLock { indexNeedsFullScan = true }
+                    index.noteChange()
                     notify(.storeChanged)
                 }
                 return .ok
@@ -238,26 +239,10 @@ package final class BrokerSession: @unchecked Sendable {
         }
     }
 
-    /// The index generation, refreshed as a query would refresh it (by folder times, or every
-    /// file after the watcher saw a change), with the app's levels.
+    /// The store's index generation, refreshed as a query would refresh it (``BrokerIndex``),
+    /// with the app's levels.
     private func queryToken() throws(StoreError) -> String {
-        var (index, fullScan) = lock.withLock { () -> (StoreIndex?, Bool) in
-            defer { indexNeedsFullScan = false }
-            return (queryIndex, indexNeedsFullScan)
-        }
-        if index == nil {
-            let opened = try StoreIndex.open(store: store, scan: .everyFile, locking: .shared).index
-            lock.withLock { queryIndex = opened }
-            (index, fullScan) = (opened, false)
-        }
-        guard let index else { throw StoreError(.io, "the query index is not open") }
-        do {
-            _ = try index.refresh(scan: fullScan ? .everyFile : .changedFolders)
-        } catch {
-            lock.withLock { indexNeedsFullScan = true }
-            throw error
-        }
-        return "\(level(.event).rawValue).\(level(.reminder).rawValue).\(try index.generation())"
+        "\(level(.event).rawValue).\(level(.reminder).rawValue).\(try index.generation())"
     }
 
     private func entityType(_ raw: Int) throws(StoreError) -> EKEntityType {
