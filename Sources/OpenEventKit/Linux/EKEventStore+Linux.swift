@@ -67,9 +67,10 @@ extension EKEventStore {
         return !(previous == UInt8(ascii: ".") && dots > 0)
     }
 
-    /// The store folder, for messages and tools (`nil` when it could not be opened).
+    /// The store folder, for messages and tools (`nil` when it could not be opened, and in an
+    /// app `ical run` started, whose store is the broker's and not its to name).
     public var storeURL: URL? {
-        backend.map { URL(fileURLWithPath: $0.root, isDirectory: true) }
+        backend?.folder.map { URL(fileURLWithPath: $0.root, isDirectory: true) }
     }
 }
 

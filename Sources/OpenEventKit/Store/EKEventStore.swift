@@ -133,7 +133,7 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     public override convenience init() {
         if let client = BrokerClient.shared {
             // Started by `ical run`: the store is the broker's (see the article "Access
-            // levels and the permission manifest", section "Sandboxed apps").
+            // levels and the permission manifest", and OpenEventKitBroker's "The broker").
             self.init(broker: client)
             return
         }
