@@ -61,42 +61,48 @@ int cbroker_peer(int socket, pid_t *pid, uid_t *uid, gid_t *gid) {
     return 0;
 }
 
-int cbroker_send_descriptor(int socket, int descriptor) {
-    char byte = 'F';
-    struct iovec vector = { .iov_base = &byte, .iov_len = 1 };
+/// One byte with room for one descriptor in its control data: what both ends of a descriptor
+/// pass use.
+struct descriptor_message {
+    char byte;
+    struct iovec vector;
     union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr message = { 0 };
-    message.msg_iov = &vector;
-    message.msg_iovlen = 1;
-    message.msg_control = control.space;
-    message.msg_controllen = sizeof control.space;
-    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    struct msghdr message;
+};
+
+static void descriptor_message_init(struct descriptor_message *m, char byte) {
+    memset(m, 0, sizeof *m);
+    m->byte = byte;
+    m->vector.iov_base = &m->byte;
+    m->vector.iov_len = 1;
+    m->message.msg_iov = &m->vector;
+    m->message.msg_iovlen = 1;
+    m->message.msg_control = m->control.space;
+    m->message.msg_controllen = sizeof m->control.space;
+}
+
+int cbroker_send_descriptor(int socket, int descriptor) {
+    struct descriptor_message m;
+    descriptor_message_init(&m, 'F');
+    struct cmsghdr *header = CMSG_FIRSTHDR(&m.message);
     header->cmsg_level = SOL_SOCKET;
     header->cmsg_type = SCM_RIGHTS;
     header->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
     ssize_t sent;
-    do { sent = sendmsg(socket, &message, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
+    do { sent = sendmsg(socket, &m.message, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
     return sent == 1 ? 0 : -1;
 }
 
 int cbroker_receive_descriptor(int socket) {
-    char byte = 0;
-    struct iovec vector = { .iov_base = &byte, .iov_len = 1 };
-    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr message = { 0 };
-    message.msg_iov = &vector;
-    message.msg_iovlen = 1;
-    message.msg_control = control.space;
-    message.msg_controllen = sizeof control.space;
+    struct descriptor_message m;
+    descriptor_message_init(&m, 0);
     ssize_t received;
-    do { received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
+    do { received = recvmsg(socket, &m.message, MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
     if (received != 1) { if (received == 0) errno = ECONNRESET; return -1; }
-    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    struct cmsghdr *header = CMSG_FIRSTHDR(&m.message);
     if (header == NULL || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS
-        || header->cmsg_len != CMSG_LEN(sizeof(int)) || (message.msg_flags & MSG_CTRUNC)) {
+        || header->cmsg_len != CMSG_LEN(sizeof(int)) || (m.message.msg_flags & MSG_CTRUNC)) {
         errno = EBADMSG;
         return -1;
     }

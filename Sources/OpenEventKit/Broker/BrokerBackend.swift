@@ -12,29 +12,31 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     private let lock = NSLock()
     /// Items read, by collection and name, with the identity they were read at.
     private var items: [String: [String: StoredItem]] = [:]
-    /// `store.json` and the collections as last read, and the client's notice count then:
+    /// What a save looks at several times, as last read, with the client's notice count then:
     /// read again after any notice of the broker (the store or the access changed) and after
-    /// this app's own commits. (A save looks at the calendars several times.)
-    private var listing: (epoch: UInt64, metadata: StoreMetadata??, collections: [StoreCollection]?) = (0, nil, nil)
+    /// this app's own commits.
+    private struct Listing {
+        var epoch: UInt64 = 0
+        var metadata: StoreMetadata??
+        var collections: [StoreCollection]?
+        var sources: [BrokerRemoteSource]?
+    }
+    private var listing = Listing()
 
-    private func cached<T>(_ read: (inout (epoch: UInt64, metadata: StoreMetadata??, collections: [StoreCollection]?)) -> T?,
-                           _ fetch: () throws(StoreError) -> T,
-                           _ keep: (inout (epoch: UInt64, metadata: StoreMetadata??, collections: [StoreCollection]?), T) -> Void) throws(StoreError) -> T {
+    /// The value at `part` of the listing, fetched when the listing has none since the last notice.
+    private func cached<T>(_ part: WritableKeyPath<Listing, T?>, _ fetch: () throws(StoreError) -> T) throws(StoreError) -> T {
         let epoch = client.epoch
         if let value = lock.withLock({ () -> T? in
-            if listing.epoch != epoch { listing = (epoch, nil, nil); sources = nil }
-            return read(&listing)
+            if listing.epoch != epoch { listing = Listing(epoch: epoch) }
+            return listing[keyPath: part]
         }) { return value }
         let value = try fetch()
-        lock.withLock { if listing.epoch == epoch { keep(&listing, value) } }
+        lock.withLock { if listing.epoch == epoch { listing[keyPath: part] = value } }
         return value
     }
 
-    /// The remote sources as last read (with ``listing``'s epoch).
-    private var sources: [BrokerRemoteSource]?
-
     private func forgetListing() {
-        lock.withLock { listing = (client.epoch, nil, nil); sources = nil }
+        lock.withLock { listing = Listing(epoch: client.epoch) }
     }
 
     package init(client: BrokerClient) { self.client = client }
@@ -49,11 +51,11 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     }
 
     package func metadata() throws(StoreError) -> StoreMetadata? {
-        try cached({ $0.metadata }, { () throws(StoreError) -> StoreMetadata? in
+        try cached(\.metadata) { () throws(StoreError) -> StoreMetadata? in
             let reply = try client.call(.metadata)
             guard case .metadata(let metadata) = reply else { throw unexpected(reply) }
             return metadata
-        }, { $0.metadata = .some($1) })
+        }
     }
 
     package func defaultEventCollection() throws(StoreError) -> String? {
@@ -63,11 +65,11 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     }
 
     package func collections() throws(StoreError) -> [StoreCollection] {
-        try cached({ $0.collections }, { () throws(StoreError) -> [StoreCollection] in
+        try cached(\.collections) { () throws(StoreError) -> [StoreCollection] in
             let reply = try client.call(.collections)
             guard case .collections(let list) = reply else { throw unexpected(reply) }
             return list.map { StoreCollection(identifier: $0.identifier, title: $0.title, color: $0.color, path: "") }
-        }, { $0.collections = $1 })
+        }
     }
 
     package func items(in collection: String) throws(StoreError) -> [ItemFile] {
@@ -80,17 +82,17 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
         let reply = try client.call(.readItem(collection: collection, name: name))
         guard case .item(let item, let diagnostics) = reply else { throw unexpected(reply) }
         guard let item else { return ItemReadResult(item: nil, diagnostics: diagnostics) }
-        return parse(item)
-    }
-
-    private func parse(_ item: BrokerItem) -> ItemReadResult {
-        let file = ItemFile(collection: item.file.collection, name: item.file.name,
-                            path: item.file.collection + "/" + item.file.name, identity: item.file.identity)
-        let result = FolderStore.parseItem([UInt8](item.bytes), file: file)
+        let result = Self.parse(item)
         if let stored = result.item {
-            lock.withLock { items[file.collection, default: [:]][file.name] = stored }
+            lock.withLock { items[collection, default: [:]][stored.file.name] = stored }
         }
         return result
+    }
+
+    private static func parse(_ item: BrokerItem) -> ItemReadResult {
+        let file = ItemFile(collection: item.file.collection, name: item.file.name,
+                            path: item.file.collection + "/" + item.file.name, identity: item.file.identity)
+        return FolderStore.parseItem([UInt8](item.bytes), file: file)
     }
 
     package func readCollection(_ collection: String) throws(StoreError) -> CollectionContents {
@@ -104,7 +106,7 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
             if let item = kept[name] { fresh[name] = item }
         }
         for item in changed {
-            let result = parse(item)
+            let result = Self.parse(item)
             contents.diagnostics += result.diagnostics
             if let stored = result.item { fresh[stored.file.name] = stored }
         }
@@ -140,15 +142,13 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     /// The remote sources of the calendars the app may see (none when the broker cannot say),
     /// kept as the calendar list is.
     func remoteSources() -> [BrokerRemoteSource] {
-        let epoch = client.epoch
-        if let known = lock.withLock({ () -> [BrokerRemoteSource]? in
-            if listing.epoch != epoch { listing = (epoch, nil, nil); sources = nil }
-            return sources
-        }) { return known }
-        guard case .remoteSources(let list)? = try? client.call(.remoteSources) else { return [] }
-        lock.withLock { if listing.epoch == epoch { sources = list } }
-        return list
+        (try? cached(\.sources) { () throws(StoreError) -> [BrokerRemoteSource] in
+            let reply = try client.call(.remoteSources)
+            guard case .remoteSources(let list) = reply else { throw unexpected(reply) }
+            return list
+        }) ?? []
     }
+
 
     /// The broker's ``BrokerCall/queryToken`` (nil when it cannot give one).
     func queryToken() -> String? {

@@ -367,7 +367,8 @@ package final class BrokerSession: @unchecked Sendable {
         let events = level(.event), full = fullKinds()
         let metadata = try store.metadata()
         var batch = Batch()
-        var virtualNames: Set<String> = []
+        /// The files the virtual calendar's puts went to: the app is told "write-only" for them.
+        var virtualKeys: Set<ItemKey> = []
         let created = Set(operations.compactMap { if case .createCollection(let identifier, _, _) = $0 { identifier } else { nil } })
         for operation in operations {
             var operation = operation
@@ -381,7 +382,7 @@ package final class BrokerSession: @unchecked Sendable {
                     guard events == .writeOnly || events == .full else { throw denied("saving events") }
                     guard mask == .event, expecting == .absent else { throw denied("changing saved items under write-only access") }
                     let target = try writeOnlyCollection()
-                    virtualNames.insert(name)
+                    virtualKeys.insert(ItemKey(collection: target, name: name))
                     operation = .putItem(collection: target, name: name, bytes: bytes, expecting: .absent)
                 } else {
                     guard full.isSuperset(of: mask) else { throw denied("saving \(mask.contains(.reminder) ? "reminders" : "events")") }
@@ -426,10 +427,7 @@ package final class BrokerSession: @unchecked Sendable {
         }
         let result = try store.commit(batch)
         return result.identities.map { key, identity in
-            let collection = virtualNames.contains(key.name) && !operations.contains(where: {
-                if case let .putItem(collection, name, _, _) = $0 { collection == key.collection && name == key.name } else { false }
-            }) ? Self.virtualCollection : key.collection
-            return BrokerItemFile(collection: collection, name: key.name, identity: identity)
+            BrokerItemFile(collection: virtualKeys.contains(key) ? Self.virtualCollection : key.collection, name: key.name, identity: identity)
         }
     }
 
