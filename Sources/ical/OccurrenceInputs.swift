@@ -35,6 +35,12 @@ struct OccurrenceInputs: ParsableArguments {
     /// The zone of `--tz`, else the system zone ($TZ), else UTC; an unknown `--tz` is an
     /// error (exit status 2).
     func zone() throws -> any TimeZoneRules {
+        try Self.zone(named: tz)
+    }
+
+    /// The zone of a `--tz` value (nil: the system zone, else UTC); an unknown one is an
+    /// error (exit status 2).
+    static func zone(named tz: String?) throws -> any TimeZoneRules {
         guard let tz else { return IANATimeZone.system() ?? FixedOffsetZone.utc }
         guard let resolved = TimeZoneResolver.resolveStandard(tz) else {
             printError("ical: unknown time zone '\(tz)' (use an IANA name such as Europe/Berlin)")

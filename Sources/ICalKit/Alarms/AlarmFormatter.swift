@@ -144,7 +144,7 @@ public struct AlarmFormatter: Sendable {
 
     /// "starts 09:00", "starts Wed 2026-12-02 09:00", "all day 2026-12-02", "due 17:00"
     /// in the display zone (floating and all-day values as written).
-    func startText(_ instance: AlarmInstance, triggerDay: CalendarDate) -> String? {
+    public func startText(_ instance: AlarmInstance, triggerDay: CalendarDate) -> String? {
         guard let match = instance.occurrence else { return nil }
         let occurrence = match.occurrence
         let verb = instance.component.matches(.todo) && occurrence.component.property(.dateTimeStart) == nil ? "due" : "starts"

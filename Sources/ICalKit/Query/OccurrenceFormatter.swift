@@ -574,7 +574,7 @@ public struct OccurrenceFormatter: Sendable {
             || byte == 0xC2 || byte == 0xD8 || byte == 0xE2
     }
 
-    static func jsonString(_ text: String) -> String {
+    package static func jsonString(_ text: String) -> String {
         // Most text needs no escaping: copy it whole.
         if !text.utf8.contains(where: needsJSONEscape) {
             return "\"" + text + "\""

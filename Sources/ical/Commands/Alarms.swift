@@ -17,7 +17,7 @@ extension ICal {
                 and `ical alarms snooze KEY` handle one alarm of the store, as the
                 notification's buttons do.
                 """,
-            subcommands: [List.self, Dismiss.self, Snooze.self],
+            subcommands: [List.self, Watch.self, Dismiss.self, Snooze.self],
             defaultSubcommand: List.self)
     }
 }

@@ -92,9 +92,7 @@ enum AlarmHandling {
             printError("ical: '\(TerminalText.line(key))' is not an alarm key (keys come from `ical alarms --format json`)")
             throw ExitCode(2)
         }
-        var inputs = OccurrenceInputs()
-        inputs.tz = tz
-        let zone = try inputs.zone()
+        let zone = try OccurrenceInputs.zone(named: tz)
         let store = try storeOptions.openStore()
         try storeOptions.require(.full, to: .event, on: store, for: "dismissing or snoozing alarms")
         try storeOptions.require(.full, to: .reminder, on: store, for: "dismissing or snoozing alarms")
