@@ -335,8 +335,10 @@ extension AlarmQuery {
             for (index, alarm) in component.alarms.enumerated() {
                 guard let rule = rule(alarm, in: component, zones: zones, source: source),
                       case .relative(let days, let seconds, let related) = rule.when else { continue }
-                let anchor = related == .start ? match.occurrence.start : match.occurrence.end
-                let anchorInstant = related == .start ? match.startInstant : match.endInstant
+                // A to-do without DTSTART is placed at its DUE: both anchors are the DUE.
+                let fromStart = related == .start || (component.matches(.todo) && component.property(.dateTimeStart) == nil)
+                let anchor = fromStart ? match.occurrence.start : match.occurrence.end
+                let anchorInstant = fromStart ? match.startInstant : match.endInstant
                 let rules: (any TimeZoneRules)? = days == 0 && rule.repeatDays == 0 ? nil
                     : zones.resolution(for: anchor, floatingZone: query.floatingZone).rules
                 for repetition in 0...rule.repeatCount {
@@ -365,7 +367,17 @@ extension AlarmQuery {
                 if query.window.contains(instant) { triggers.append((repetition, instant)) }
             }
             guard !triggers.isEmpty else { return }
-            let match = instanceMatch(of: component, calendar: calendar, timeZones: timeZones, zones: zones, source: source)
+            var match: OccurrenceQuery.Match?
+            if let parentUID = rule.snoozedAlarmUID, component.property(.recurrenceIdentifier) == nil,
+               component.property(.recurrenceRule) != nil || component.property(.recurrenceDates) != nil,
+               let parent = component.alarms.first(where: { AlarmInstance.uid(of: $0) == parentUID }),
+               let parentRule = query.rule(of: parent, zones: zones, report: { _, _ in }) {
+                match = snoozedMatch(of: component, parent: parentRule, snoozedAt: triggers[0].1, calendar: calendar,
+                                     timeZones: timeZones, zones: zones, source: source)
+            }
+            if match == nil {
+                match = instanceMatch(of: component, calendar: calendar, timeZones: timeZones, zones: zones, source: source)
+            }
             if let match, AlarmQuery.isSilenced(match.occurrence.component) { return }
             for (repetition, instant) in triggers {
                 add(AlarmInstance(triggerInstant: instant, repetition: repetition, alarm: alarm, alarmIndex: index,
@@ -396,6 +408,28 @@ extension AlarmQuery {
                 match.occurrence.recurrenceIdentifier.local == named
             }
             return candidates.first { $0.occurrence.isOverride == isOverride } ?? candidates.first
+        }
+
+        /// The occurrence a snooze alarm of a recurring series belongs to (RFC 9074 §7 puts it
+        /// beside the alarm it snoozes, on the master): the latest occurrence whose alarm
+        /// triggered at or before the snooze alarm, within eight days; nil when none is.
+        func snoozedMatch(of component: Component, parent: AlarmRule, snoozedAt trigger: Int64, calendar: Component,
+                          timeZones: [Component], zones: TimeZoneResolver, source: String?) -> OccurrenceQuery.Match? {
+            guard case .relative(let days, let seconds, let related) = parent.when else { return nil }
+            let offset = days * 86_400 + seconds
+            let latest = trigger.subtractingClamped(offset)
+            let uid = component.uid ?? ""
+            let members = calendar.components.filter { $0.uid ?? "" == uid && $0.kind == component.kind }
+            let part = Component(kind: .calendar, properties: calendar.properties, components: timeZones + members)
+            let window = latest.subtractingClamped(8 * 86_400 + 3_600)..<latest.addingClamped(3_601)
+            let result = OccurrenceQuery(window: window, floatingZone: query.floatingZone, kinds: [component.kind],
+                                         budget: query.budget).run([OccurrenceQuery.Source(calendar: part, name: source)])
+            return result.matches.last { match in
+                let anchor = related == .start ? match.occurrence.start : match.occurrence.end
+                let instant = related == .start ? match.startInstant : match.endInstant
+                let rules = days == 0 ? nil : zones.resolution(for: anchor, floatingZone: query.floatingZone).rules
+                return AlarmQuery.instant(instant, plusDays: days, seconds: seconds, in: rules) <= trigger
+            }
         }
 
         mutating func add(_ instance: AlarmInstance) {

@@ -241,7 +241,8 @@ final class WakeSources {
     private let timer: Int32
     private let root: String
     private var watched: Set<String> = []
-    private let clockFolder: String?
+    private var clockWatch: Int32 = -1
+    private let clockName: String?
 
     private typealias TimerCreate = @convention(c) (Int32, Int32) -> Int32
     private typealias TimerSet = @convention(c) (Int32, Int32, UnsafePointer<itimerspec>, UnsafeMutablePointer<itimerspec>?) -> Int32
@@ -256,8 +257,11 @@ final class WakeSources {
         let create = dlsym(nil, "timerfd_create").map { unsafeBitCast($0, to: TimerCreate.self) }
         timer = create?(CLOCK_REALTIME, Int32(O_NONBLOCK | O_CLOEXEC)) ?? -1
         guard timer >= 0 else { throw ValidationError("timerfd is not available; ical alarms watch needs it") }
-        clockFolder = clockFile.map { ($0 as NSString).deletingLastPathComponent }
-        if let clockFolder { _ = inotify_add_watch(inotify, clockFolder.isEmpty ? "." : clockFolder, Self.mask) }
+        clockName = clockFile.map { ($0 as NSString).lastPathComponent }
+        if let clockFile {
+            let folder = (clockFile as NSString).deletingLastPathComponent
+            clockWatch = inotify_add_watch(inotify, folder.isEmpty ? "." : folder, Self.mask)
+        }
         addWatches()
         SignalPipe.install()
     }
@@ -304,12 +308,14 @@ final class WakeSources {
             }
             if descriptors[0].revents != 0 { events.insert(.signal) }
             if descriptors[1].revents != 0 {
-                drain(inotify)
-                addWatches()
                 // Let the rest of a burst (a commit's several renames, a sync) arrive.
+                var relevant = readChanges()
                 var settle = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
-                while poll(&settle, 1, 100) > 0 { drain(inotify) }
-                events.insert(.store)
+                while poll(&settle, 1, 100) > 0 { relevant = readChanges() || relevant }
+                if relevant {
+                    addWatches()
+                    events.insert(.store)
+                }
             }
             if descriptors[2].revents != 0 {
                 drain(timer)
@@ -318,6 +324,33 @@ final class WakeSources {
             if descriptors.count > 3, descriptors[3].revents != 0 { events.insert(.responses) }
         }
         return events
+    }
+
+    /// Reads the pending inotify events; true when one is a change of the store or of the
+    /// clock file (not of another file beside the clock file).
+    private func readChanges() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var relevant = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { return relevant }
+            var offset = 0
+            let headerSize = MemoryLayout<inotify_event>.size
+            while offset + headerSize <= count {
+                let (watch, length) = buffer.withUnsafeBytes { bytes in
+                    (bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                     Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+                }
+                if watch != clockWatch {
+                    relevant = true
+                } else if length > 0 {
+                    let name = buffer[(offset + headerSize)..<min(count, offset + headerSize + length)]
+                    let text = String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
+                    if text == clockName { relevant = true }
+                }
+                offset += headerSize + length
+            }
+        }
     }
 
     private func drain(_ descriptor: Int32) {
@@ -347,6 +380,14 @@ enum SignalPipe {
             var byte: UInt8 = 1
             _ = write(SignalPipe.writeEnd, &byte, 1)
         }
-        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaction(signal, &action, nil) }
+        // A parent may have started the service with these signals blocked (a thread of a
+        // test runner, a supervisor): the mask is inherited, and a blocked SIGTERM never ends it.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            sigaction(signal, &action, nil)
+            sigaddset(&set, signal)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
