@@ -28,5 +28,5 @@ struct ICal: ParsableCommand {
         version: icalVersion,
         subcommands: [Query.self, View.self, Convert.self, Validate.self, Lessons.self,
                       Import.self, Export.self, Calendars.self, Events.self, Sources.self, Sync.self, Privacy.self, UI.self,
-                      Extensions.self, Suggestions.self, Run.self, Broker.self])
+                      Extensions.self, Suggestions.self, Alarms.self, Run.self, Broker.self])
 }

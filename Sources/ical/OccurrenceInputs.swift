@@ -144,19 +144,7 @@ struct OccurrenceInputs: ParsableArguments {
     /// stream is stepped.
     func fileMatchStream(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
                          includingCancelled: Bool, gate: PathGate) throws -> OccurrenceQuery.Stream {
-        var sources: [OccurrenceQuery.Source] = []
-        for input in inputs {
-            for path in try gate.expand(inputOf: input) {
-                let result = try reading.read(path)
-                // A file's VCALENDARs are one set of versions (SeriesVersions), as import
-                // makes them: the same UID in two of them is one series, not two.
-                let calendars = result.calendars.filter { matchesCalendarFilter($0, path: path) }
-                if let calendar = SeriesVersions.merged(calendars) {
-                    sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))
-                }
-            }
-        }
-
+        let sources = try fileSources(gate: gate)
         var query = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds)
         query.includesCancelled = includingCancelled
         let stream = query.stream(sources)
@@ -167,6 +155,23 @@ struct OccurrenceInputs: ParsableArguments {
         ProcessLifetime.keep(sources)
         ProcessLifetime.keep(stream)
         return stream
+    }
+
+    /// The input files' calendars (after --calendar), one source per file: a file's
+    /// VCALENDARs are one set of versions (``SeriesVersions``), as import makes them, so the
+    /// same UID in two of them is one series, not two.
+    func fileSources(gate: PathGate) throws -> [OccurrenceQuery.Source] {
+        var sources: [OccurrenceQuery.Source] = []
+        for input in inputs {
+            for path in try gate.expand(inputOf: input) {
+                let result = try reading.read(path)
+                let calendars = result.calendars.filter { matchesCalendarFilter($0, path: path) }
+                if let calendar = SeriesVersions.merged(calendars) {
+                    sources.append(OccurrenceQuery.Source(calendar: calendar, name: path == "-" ? "<stdin>" : path))
+                }
+            }
+        }
+        return sources
     }
 
     /// Whether a calendar passes --calendar: its folder name, the folder's displayname

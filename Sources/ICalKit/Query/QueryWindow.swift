@@ -251,7 +251,7 @@ public struct QueryWindow: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads `+1d12h`: nominal days (weeks count 7) and exact seconds.
-    static func relative(_ text: String) throws(ICalError) -> (days: Int, seconds: Int64) {
+    package static func relative(_ text: String) throws(ICalError) -> (days: Int, seconds: Int64) {
         let invalid = ICalError(.invalidArgument,
             "'\(text)' is not a relative end: use a plus sign and amounts with w, d, h, m or s, such as +7d, +1d12h, +30m or +2w")
         var days = 0

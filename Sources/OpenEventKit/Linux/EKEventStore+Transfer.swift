@@ -286,7 +286,7 @@ extension EKEventStore {
     }
 
     /// The collections whose kind the app may read among `calendars`, and the kinds left.
-    private func readableCollections(calendars: [EKCalendar]?, kinds: Set<ComponentKind>) -> ([String], Set<ComponentKind>) {
+    func readableCollections(calendars: [EKCalendar]?, kinds: Set<ComponentKind>) -> ([String], Set<ComponentKind>) {
         var allowed = Set<EKEntityType>()
         if !kinds.isDisjoint(with: [.event, .journal]) && mayFetch(.event) { allowed.insert(.event) }
         if kinds.contains(.todo) && mayFetch(.reminder) { allowed.insert(.reminder) }

@@ -1,0 +1,161 @@
+/// Writes alarm triggers (``AlarmInstance``) as lines of text, JSON or CSV.
+///
+/// Trigger times are shown in ``zone`` (the user's), with their UTC offset; the occurrence's
+/// start and end as `ical query` shows them (``OccurrenceFormatter``: a date for all-day, a
+/// local time without offset for floating, with its own offset otherwise, or in the display
+/// zone when there is one).
+///
+/// The JSON form is one array, by trigger; each element has, in this order: `trigger` (ISO
+/// 8601 in ``zone``), `triggerUTC` (`…Z`), `action`, `description` (the alarm's), `alarmSummary`
+/// (the alarm's SUMMARY), `repetition` (0 for the trigger itself, 1… for `REPEAT`),
+/// `acknowledged`, `snooze` (a snooze alarm, RFC 9074 §7), `alarmUid`, `uid`, `recurrenceId`,
+/// `summary` (the event's or to-do's), `start`, `end`, `allDay`, `component`, `source` and `key` (``AlarmInstance/key``).
+/// `start`, `end` and `recurrenceId` are null for an absolute alarm of an item without a
+/// time. The CSV form has the same columns under a header row. Text is one line per
+/// trigger, safe for a terminal (``TerminalText``).
+public struct AlarmFormatter: Sendable {
+    /// The zone trigger times are shown in.
+    public var zone: any TimeZoneRules
+    /// How occurrences' starts and ends are shown.
+    public var occurrences: OccurrenceFormatter
+
+    /// Creates a formatter.
+    public init(zone: any TimeZoneRules, occurrences: OccurrenceFormatter = OccurrenceFormatter()) {
+        self.zone = zone
+        self.occurrences = occurrences
+    }
+
+    /// The fields of one trigger, as JSON and CSV name them.
+    public struct Fields: Sendable, Hashable {
+        public var trigger: String
+        public var triggerUTC: String
+        public var action: String
+        public var description: String?
+        public var alarmSummary: String?
+        public var repetition: Int
+        public var acknowledged: Bool
+        public var snooze: Bool
+        public var alarmUID: String?
+        public var uid: String
+        public var recurrenceIdentifier: String?
+        public var summary: String?
+        public var start: String?
+        public var end: String?
+        public var allDay: Bool
+        public var component: String
+        public var source: String?
+    }
+
+    /// The fields of a trigger.
+    public func fields(_ instance: AlarmInstance) -> Fields {
+        let listing = instance.occurrence.map(OccurrenceListing.init)
+        return Fields(
+            trigger: iso(instance.triggerInstant, in: zone),
+            triggerUTC: iso(instance.triggerInstant, in: FixedOffsetZone.utc),
+            action: instance.action.rawValue,
+            description: instance.alarmDescription,
+            alarmSummary: instance.alarmSummary,
+            repetition: instance.repetition,
+            acknowledged: instance.isAcknowledged,
+            snooze: instance.isSnooze,
+            alarmUID: instance.alarmUID,
+            uid: instance.uid,
+            recurrenceIdentifier: listing?.recurrenceIdentifier,
+            summary: instance.occurrence?.occurrence.component.summary ?? instance.component.summary,
+            start: listing.map { occurrences.iso($0.start, instant: $0.startInstant, ownOffset: $0.startOffset) },
+            end: listing.map { occurrences.iso($0.end, instant: $0.endInstant, ownOffset: $0.endOffset) },
+            allDay: listing?.isAllDay ?? false,
+            component: ASCII.uppercased(instance.component.name),
+            source: instance.source)
+    }
+
+    /// An instant as ISO 8601 in a zone: `2026-12-01T08:50:00+01:00`, `…Z` in UTC.
+    public func iso(_ instant: Int64, in zone: any TimeZoneRules) -> String {
+        let offset = zone.utcOffset(atInstant: instant)
+        let local = LocalDateTime(secondsSinceEpoch: instant + Int64(offset)).description
+        return zone.identifier == "UTC" && offset == 0 ? local + "Z" : local + OccurrenceFormatter.offset(offset)
+    }
+
+    // MARK: Formats
+
+    /// One JSON array, one object per trigger, with a trailing newline.
+    public func json(_ instances: [AlarmInstance]) -> String {
+        guard !instances.isEmpty else { return "[]\n" }
+        var out = "["
+        for (number, instance) in instances.enumerated() {
+            let f = fields(instance)
+            func text(_ value: String?) -> String { value.map(OccurrenceFormatter.jsonString) ?? "null" }
+            out += number == 0 ? "\n  {" : ",\n  {"
+            out += "\"trigger\": \(text(f.trigger)), \"triggerUTC\": \(text(f.triggerUTC)), \"action\": \(text(f.action)), "
+            out += "\"description\": \(text(f.description)), \"alarmSummary\": \(text(f.alarmSummary)), "
+            out += "\"repetition\": \(f.repetition), \"acknowledged\": \(f.acknowledged), \"snooze\": \(f.snooze), "
+            out += "\"alarmUid\": \(text(f.alarmUID)), \"uid\": \(text(f.uid)), \"recurrenceId\": \(text(f.recurrenceIdentifier)), "
+            out += "\"summary\": \(text(f.summary)), \"start\": \(text(f.start)), \"end\": \(text(f.end)), "
+            out += "\"allDay\": \(f.allDay), \"component\": \(text(f.component)), \"source\": \(text(f.source)), "
+            out += "\"key\": \(text(instance.key))}"
+        }
+        return out + "\n]\n"
+    }
+
+    /// The CSV columns, in order.
+    public static let csvHeader = ["trigger", "triggerUTC", "action", "description", "alarmSummary", "repetition",
+                                   "acknowledged", "snooze", "alarmUid", "uid", "recurrenceId", "summary", "start", "end",
+                                   "allDay", "component", "source", "key"]
+
+    /// RFC 4180 CSV with a header row; every cell exactly as it is (see ``OccurrenceFormatter``).
+    public func csv(_ instances: [AlarmInstance]) -> String {
+        var out = ComponentCSVWriter.row(Self.csvHeader)
+        for instance in instances {
+            let f = fields(instance)
+            out += ComponentCSVWriter.row([
+                f.trigger, f.triggerUTC, f.action, f.description ?? "", f.alarmSummary ?? "", String(f.repetition),
+                String(f.acknowledged), String(f.snooze), f.alarmUID ?? "", f.uid, f.recurrenceIdentifier ?? "",
+                f.summary ?? "", f.start ?? "", f.end ?? "", String(f.allDay), f.component, f.source ?? "", instance.key,
+            ])
+        }
+        return out
+    }
+
+    /// One line per trigger: `2026-12-01 08:50 Tue  Piano lesson (starts 09:00)  DISPLAY: Reminder`,
+    /// with `[acknowledged]`, `[snooze]` and `[repeat N]` when they apply; "No alarms." when
+    /// there are none.
+    public func text(_ instances: [AlarmInstance]) -> String {
+        guard !instances.isEmpty else { return "No alarms.\n" }
+        var out = ""
+        for instance in instances {
+            out += line(instance) + "\n"
+        }
+        return out
+    }
+
+    /// The text line of one trigger, safe for a terminal.
+    public func line(_ instance: AlarmInstance) -> String {
+        let local = zone.local(at: instance.triggerInstant)
+        var line = "\(local.date) \(OccurrenceFormatter.clock(local.time)) \(Self.weekdays[local.date.isoWeekday - 1])  "
+        line += instance.occurrence?.occurrence.component.summary ?? instance.component.summary ?? "(no title)"
+        if let start = startText(instance, triggerDay: local.date) { line += " (\(start))" }
+        line += "  " + instance.action.rawValue
+        if let text = instance.alarmDescription ?? instance.alarmSummary, !text.isEmpty { line += ": " + text }
+        if instance.repetition > 0 { line += " [repeat \(instance.repetition)]" }
+        if instance.isSnooze { line += " [snooze]" }
+        if instance.isAcknowledged { line += " [acknowledged]" }
+        return TerminalText.line(line)
+    }
+
+    /// "starts 09:00", "starts Wed 2026-12-02 09:00", "all day 2026-12-02", "due 17:00"
+    /// in the display zone (floating and all-day values as written).
+    func startText(_ instance: AlarmInstance, triggerDay: CalendarDate) -> String? {
+        guard let match = instance.occurrence else { return nil }
+        let occurrence = match.occurrence
+        let verb = instance.component.matches(.todo) && occurrence.component.property(.dateTimeStart) == nil ? "due" : "starts"
+        if occurrence.isAllDay {
+            return "all day \(occurrence.start.local.date)"
+        }
+        let local = occurrence.start.zone == .floating ? occurrence.start.local : zone.local(at: match.startInstant)
+        let clock = OccurrenceFormatter.clock(local.time)
+        if local.date == triggerDay { return "\(verb) \(clock)" }
+        return "\(verb) \(Self.weekdays[local.date.isoWeekday - 1]) \(local.date) \(clock)"
+    }
+
+    private static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+}
