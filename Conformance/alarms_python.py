@@ -11,7 +11,8 @@ Floating and all-day times are read in UTC, as `ical alarms --tz UTC` reads them
 An alarm is the entry [uid, trigger, start, action]: the component's UID, the instant the
 alarm fires ("U:YYYY-MM-DDTHH:MM:SSZ", one entry per REPEAT repetition), the start of the
 occurrence it belongs to, normalised as in expand_python.py ("D:" a date, "F:" a floating
-time, "U:" an instant in UTC), and ACTION. Output:
+time, "U:" an instant in UTC; for an absolute trigger the start of the component that holds
+it), and ACTION. Output:
 
     {"alarms": {"file.ics": [entry, ...]},          sorted
      "corrections": {"file.ics": [{"kind": ..., "peer": entry, "rfc": entry or null}]},
@@ -98,16 +99,23 @@ def rfc_trigger(alarm, start, end, repetition):
     return moment
 
 
-def repetition_of(alarm, trigger, start, end):
-    """Which repetition (0 = TRIGGER itself) the peer's trigger is, by the peer's own sums."""
+def repetition_of(alarm, trigger, start, end, seen=None):
+    """Which repetition (0 = TRIGGER itself) the peer's trigger is, by the peer's own sums.
+
+    On a date several repetitions can give the same day (the time is dropped); the peer
+    yields them in the order of REPEAT, so `seen` counts them off in that order."""
     offsets = [alarm.TRIGGER]
     for _ in range(alarm.REPEAT):
         offsets.append(offsets[-1] + alarm.DURATION)
     related = alarm.TRIGGER_RELATED
     base = end if related == "END" else start
-    for index, offset in enumerate(offsets):
-        if instant(base + offset) == instant(trigger):
-            return index
+    matches = [index for index, offset in enumerate(offsets) if instant(base + offset) == instant(trigger)]
+    if matches:
+        if seen is None:
+            return matches[0]
+        key = (id(alarm), str(base), str(trigger))
+        seen[key] = seen.get(key, -1) + 1
+        return matches[min(seen[key], len(matches) - 1)]
     raise ValueError(f"trigger {trigger} is no repetition of {alarm.to_ical()!r}")
 
 
@@ -117,6 +125,24 @@ def classify(base, alarm):
     if not isinstance(base, datetime):
         return "date-plus-time" if seconds or alarm.REPEAT else "date-trigger"
     return "wall-clock-hours" if base.tzinfo is not None else "unexplained"
+
+
+def first_instance_gone(calendar, component):
+    """Whether a master's DTSTART instance is excluded (EXDATE), or moved or cancelled by an
+    override (an override that keeps its start leaves the instance where it was)."""
+    if "RECURRENCE-ID" in component or "DTSTART" not in component:
+        return False
+    if not any(name in component for name in ("RRULE", "RDATE")):
+        return False
+    first = norm(component["DTSTART"].dt)
+    exdates = component.get("EXDATE", [])
+    for exdate in exdates if isinstance(exdates, list) else [exdates]:
+        if any(norm(value.dt) == first for value in exdate.dts):
+            return True
+    return any(other.get("UID") == component.get("UID") and "RECURRENCE-ID" in other
+               and norm(other["RECURRENCE-ID"].dt) == first
+               and (norm(other["DTSTART"].dt) != first or str(other.get("STATUS", "")).upper() == "CANCELLED")
+               for other in calendar.walk(component.name))
 
 
 def correction(component, alarm, start, end, repetition):
@@ -145,18 +171,24 @@ def expand(folder, start, end):
         except Exception as error:  # a file the peer cannot read is reported, not hidden
             errors[name] = f"{type(error).__name__}: {error}"
             continue
-        entries, notes = [], []
+        entries, notes, seen = [], [], {}
         for occurrence in found:
             alarm, parent = occurrence.alarm, occurrence.parent
+            component = getattr(parent, "_adapter", parent)._component  # an occurrence's, or the item's
+            # An absolute alarm's parent is its component: the master's first instance, or an
+            # override's own, which is where ical puts it too.
             entry = [parent.uid, utc_text(occurrence.start), norm(parent.start), str(alarm["ACTION"])]
             entries.append(entry)
-            component = getattr(parent, "_adapter", parent)._component  # an occurrence's, or the item's
             if str(component.get("STATUS", "")).upper() == "CANCELLED":
                 notes.append({"kind": "cancelled", "peer": entry, "rfc": None})
                 continue
             if isinstance(alarm.TRIGGER, datetime):
-                continue  # absolute: the same sum on both sides
-            repetition = repetition_of(alarm, occurrence.start, parent.start, parent.end)
+                # The same sum on both sides; ical puts it on the master's first instance,
+                # and on none ("*") when an override or EXDATE has taken that instance away.
+                if first_instance_gone(calendar, component):
+                    notes.append({"kind": "absolute-without-instance", "peer": entry, "rfc": entry[:2] + ["*"] + entry[3:]})
+                continue
+            repetition = repetition_of(alarm, occurrence.start, parent.start, parent.end, seen)
             kind, rfc = correction(component, alarm, parent.start, parent.end, repetition)
             if rfc != instant(occurrence.start):
                 fixed = entry[:1] + [utc_text(rfc)] + entry[2:]
