@@ -277,7 +277,7 @@ struct AlarmSeriesGenerator {
                 case 1: alarm.append("ACKNOWLEDGED:\(absolute.adding(minutes: -1).dateTime)Z")
                 case 2: alarm.append("ACKNOWLEDGED:\(absolute.adding(minutes: repeats ? 5 : 1).dateTime)Z")
                 case 3:
-                    // Snoozed: acknowledged, and a new alarm RELATED-TO it (RFC 9074 §5).
+                    // Snoozed: acknowledged, and a new alarm RELATED-TO;RELTYPE=SNOOZE it (RFC 9074).
                     if !alarm.contains("UID:\(alarmUID)") { alarm.insert("UID:\(alarmUID)", at: 2) }
                     alarm.append("ACKNOWLEDGED:\(absolute.adding(minutes: 2).dateTime)Z")
                     snooze = ["BEGIN:VALARM", "ACTION:DISPLAY", "UID:snooze-\(alarmUID)",
