@@ -19,7 +19,7 @@ root=$(echo "$work"/openeventkit-*)
 for file in bin/ical share/man/man1/ical.1 share/man/man1/ical-query.1 \
     share/bash-completion/completions/ical share/zsh/site-functions/_ical \
     share/fish/vendor_completions.d/ical.fish lib/systemd/user/ical-sync.service \
-    lib/systemd/user/ical-sync.timer lib/systemd/user/ical-broker.service LICENSE README.md CHANGELOG.md INSTALL; do
+    lib/systemd/user/ical-sync.timer lib/systemd/user/ical-broker.service lib/systemd/user/ical-alarms.service LICENSE README.md CHANGELOG.md INSTALL; do
     [ -f "$root/$file" ] || { echo "dist-check: $file is missing from the tarball" >&2; exit 1; }
 done
 if file "$root/bin/ical" 2>/dev/null | grep -q 'not stripped'; then

@@ -39,6 +39,7 @@ feeds), and reads time zones from tzdata. On Debian and Ubuntu:
     man ical                                   the manual, one page per subcommand (man ical-query)
     systemctl --user enable --now ical-sync.timer   sync the store every 15 minutes
     systemctl --user enable --now ical-broker.service   keep the broker of ical run running (optional)
+    systemctl --user enable --now ical-alarms.service   ring the store's alarms on the desktop
 INSTALL
 tar -C "$work" --owner=0 --group=0 --numeric-owner -czf "$tarball" "$folder"
 echo "wrote $tarball ($(du -h "$tarball" | cut -f1))"

@@ -65,7 +65,7 @@ import Testing
 
         let root = destdir.appendingPathComponent("usr/local")
         let expected = (["bin/ical",
-                         "lib/systemd/user/ical-broker.service", "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
+                         "lib/systemd/user/ical-alarms.service", "lib/systemd/user/ical-broker.service", "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
                          "share/bash-completion/completions/ical", "share/fish/vendor_completions.d/ical.fish",
                          "share/zsh/site-functions/_ical"] + (try Self.expectedManualPages())).sorted()
         #expect(Self.files(below: destdir) == expected.map { "usr/local/" + $0 })
@@ -138,7 +138,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: unpacked.path) == ["openeventkit-\(version)"])
         let root = unpacked.appendingPathComponent("openeventkit-\(version)")
         let expected = (["CHANGELOG.md", "INSTALL", "LICENSE", "README.md", "bin/ical",
-                         "lib/systemd/user/ical-broker.service", "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
+                         "lib/systemd/user/ical-alarms.service", "lib/systemd/user/ical-broker.service", "lib/systemd/user/ical-sync.service", "lib/systemd/user/ical-sync.timer",
                          "share/bash-completion/completions/ical", "share/fish/vendor_completions.d/ical.fish",
                          "share/zsh/site-functions/_ical"] + (try Self.expectedManualPages())).sorted()
         #expect(Self.files(below: root) == expected)

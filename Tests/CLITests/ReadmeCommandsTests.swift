@@ -15,8 +15,11 @@ import Testing
 
     /// Commands the README shows that this test does not run, and who does: `make demo` and
     /// `make test` are what CI runs (`make test` is this test's own caller); `make install`
-    /// is exercised by InstallTests into a temporary DESTDIR.
-    static let runElsewhere: Set<String> = ["make demo", "make test", "make install PREFIX=$HOME/.local"]
+    /// is exercised by InstallTests into a temporary DESTDIR; `ical alarms watch` runs until
+    /// stopped, on a session bus with a notification server (AlarmsNotificationTests), and the
+    /// systemd unit that runs it is installed by InstallTests.
+    static let runElsewhere: Set<String> = ["make demo", "make test", "make install PREFIX=$HOME/.local",
+                                            "ical alarms watch", "systemctl --user enable --now ical-alarms.service"]
 
     static let readme = ICalRunner.packageRoot.appendingPathComponent("README.md")
 

@@ -27,22 +27,39 @@ public struct AlarmFormatter: Sendable {
 
     /// The fields of one trigger, as JSON and CSV name them.
     public struct Fields: Sendable, Hashable {
+        /// The trigger instant in the formatter's zone, ISO 8601 with its offset.
         public var trigger: String
+        /// The trigger instant in UTC (`…Z`).
         public var triggerUTC: String
+        /// The alarm's ACTION.
         public var action: String
+        /// The alarm's DESCRIPTION.
         public var description: String?
+        /// The alarm's SUMMARY.
         public var alarmSummary: String?
+        /// 0 for the trigger itself, 1… for its repetitions.
         public var repetition: Int
+        /// Whether the trigger is acknowledged (RFC 9074 `ACKNOWLEDGED`).
         public var acknowledged: Bool
+        /// Whether the alarm is a snooze alarm.
         public var snooze: Bool
+        /// The alarm's UID.
         public var alarmUID: String?
+        /// The event's or to-do's UID.
         public var uid: String
+        /// The occurrence's RECURRENCE-ID as `ical query` shows it; nil when the item does not recur.
         public var recurrenceIdentifier: String?
+        /// The event's or to-do's SUMMARY.
         public var summary: String?
+        /// The occurrence's start as `ical query` shows it.
         public var start: String?
+        /// The occurrence's end as `ical query` shows it.
         public var end: String?
+        /// Whether the occurrence is all-day.
         public var allDay: Bool
+        /// `VEVENT` or `VTODO`.
         public var component: String
+        /// The source's name.
         public var source: String?
     }
 
