@@ -93,8 +93,8 @@ stage() {
     "$dir/bin/ical" --generate-completion-script fish > "$dir/share/fish/vendor_completions.d/ical.fish"
     sed "s|@BINDIR@|$bindir|g" dist/systemd/ical-sync.service.in > "$dir/lib/systemd/user/ical-sync.service"
     cp dist/systemd/ical-sync.timer "$dir/lib/systemd/user/ical-sync.timer"
-    sed "s|@BINDIR@|$bindir|g" dist/systemd/ical-broker.service.in > "$dir/lib/systemd/user/ical-broker.service
-lib/systemd/user/ical-alarms.service"
+    sed "s|@BINDIR@|$bindir|g" dist/systemd/ical-broker.service.in > "$dir/lib/systemd/user/ical-broker.service"
+    sed "s|@BINDIR@|$bindir|g" dist/systemd/ical-alarms.service.in > "$dir/lib/systemd/user/ical-alarms.service"
     chmod 644 "$dir"/share/man/man1/* "$dir"/share/*/*/ical "$dir"/share/*/*/_ical "$dir"/share/*/*/ical.fish \
         "$dir"/lib/systemd/user/*
 }
