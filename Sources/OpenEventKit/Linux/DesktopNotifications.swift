@@ -118,13 +118,20 @@ package final class DesktopNotifications {
     /// labels, hints).
     package static let stringLimit = 200
 
+    /// The notification service's well-known name and interface.
     private static let service = "org.freedesktop.Notifications"
+    /// The notification service's object.
     private static let objectPath = "/org/freedesktop/Notifications"
+    /// The bus's own name and interface (`Hello`, `AddMatch`, `GetNameOwner`).
     private static let bus = "org.freedesktop.DBus"
+    /// The bus's own object.
     private static let busPath = "/org/freedesktop/DBus"
 
+    /// libdbus-1's functions.
     private let library: UnsafePointer<CDBus_library>
+    /// The private connection (a `DBusConnection *`), closed and released in `deinit`.
     private let connection: OpaquePointer
+    /// The longest a method call waits for its reply.
     private let timeoutMilliseconds: Int32
     /// The descriptor of the connection's socket: poll it for readability, then call
     /// ``events()``. It is the connection's; never read, write or close it. Once
@@ -139,6 +146,7 @@ package final class DesktopNotifications {
     private var pending: [Event] = []
     /// Whether the server with this unique name advertises `body-markup`.
     private var markup: (owner: String, bodyMarkup: Bool)?
+    /// Whether the bus went away (libdbus's `Disconnected` signal, or a call that said so).
     private var disconnected = false
 
     /// Connects to the session bus and checks that a notification server is there.
