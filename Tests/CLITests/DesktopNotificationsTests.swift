@@ -213,6 +213,23 @@ struct DesktopNotificationsTests {
         }
     }
 
+    @Test func aServerThatDoesNotAnswerTimesOut() throws {
+        let server = try NotificationServer()
+        defer { server.stop() }
+        let client = try DesktopNotifications(address: server.address, timeout: .milliseconds(300))
+        server.suspendNotificationServer(true)
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect {
+            _ = try Self.notifyAlarm(client)
+        } throws: { error in
+            (error as? DesktopNotificationsError)?.code == .timedOut
+        }
+        #expect(clock.now - start < .seconds(3))
+        server.suspendNotificationServer(false)
+        #expect(try client.serverInformation().name == "dunst")
+    }
+
     @Test func aServerThatGoesAwayGivesErrors() throws {
         let server = try NotificationServer()
         let client = try DesktopNotifications(address: server.address, timeout: .seconds(2))

@@ -158,6 +158,13 @@ final class NotificationServer {
         _ = waitUntil { !((try? self.hasNotificationServer()) ?? true) }
     }
 
+    /// Suspends dunst (SIGSTOP) when `suspended`, else lets it go on (SIGCONT): a suspended
+    /// server keeps its name but answers nothing, as a hung one.
+    func suspendNotificationServer(_ suspended: Bool) {
+        guard let dunst, dunst.isRunning else { return }
+        kill(dunst.processIdentifier, suspended ? SIGSTOP : SIGCONT)
+    }
+
     /// Whether a connection owns `org.freedesktop.Notifications` on the bus.
     func hasNotificationServer() throws -> Bool {
         let reply = try tool("dbus-send", ["--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
