@@ -4,7 +4,8 @@
 #   make test         install what is missing, build, run every test, then the samples (what CI runs)
 #   make samples      build and run the sample apps (samples/) against a temporary store, check their output
 #   make deps         install libical-dev, libsqlite3-dev, libcurl4-openssl-dev, libxml2, tzdata and pkg-config when missing (apt-get, retried once)
-#                     (make test also installs chromium and python3, for the printable view's browser test)
+#                     (make test also installs chromium and python3, for the printable view's browser test,
+#                     and dunst, xvfb, dbus-daemon and dbus-bin, for the desktop notification tests)
 #   make build        debug build
 #   make release      the shipped ical: release, Swift runtime linked in (scripts/release-flags.sh)
 #   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
@@ -48,7 +49,7 @@ release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 
 test: deps
-	@sh scripts/deps.sh chromium python3
+	@sh scripts/deps.sh chromium python3 dunst Xvfb:xvfb dbus-daemon:dbus-daemon dbus-send:dbus-bin
 	TZ=UTC LC_ALL=C.UTF-8 $(SWIFT) test $(SWIFT_FLAGS)
 	@sh scripts/samples.sh
 

@@ -33,6 +33,11 @@ let package = Package(
         .systemLibrary(
             name: "CLibxml2",
             providers: [.apt(["libxml2"]), .brew(["libxml2"])]),
+        // libdbus-1, loaded with dlopen by the first desktop notification (shim.h declares the
+        // few functions used; no headers are needed to build).
+        .systemLibrary(
+            name: "CDBus",
+            providers: [.apt(["libdbus-1-3"])]),
         // One call of sqlite3_config (variadic, which Swift cannot call) for `ical`'s
         // one-shot processes; SQLite is GRDB's (GRDBSQLite).
         .systemLibrary(name: "CSQLiteConfig"),
@@ -53,6 +58,7 @@ let package = Package(
                 "ICalKit",
                 "CCurl",
                 "CLibxml2",
+                "CDBus",
                 "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -149,7 +155,9 @@ let package = Package(
             dependencies: ["OpenEventKit", "OpenEventKitIntents"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["ICalKit", "OpenEventKitBroker", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ICalKit", "OpenEventKit", "OpenEventKitBroker", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Expected"]),
     ],
     swiftLanguageModes: [.v6]

@@ -25,9 +25,13 @@ command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
 command -v setsid >/dev/null 2>&1 || missing="$missing util-linux"
 
 # Packages named as arguments are installed when no command of that name is found
-# (make test: chromium and python3, for the browser test of `ical view --format html`).
-for package in "$@"; do
-    command -v "$package" >/dev/null 2>&1 || missing="$missing $package"
+# (make test: chromium and python3, for the browser test of `ical view --format html`; dunst,
+# Xvfb and dbus-daemon, for the desktop notification tests' private session). An argument
+# `command:package` installs `package` when `command` is missing (Xvfb:xvfb).
+for argument in "$@"; do
+    command=${argument%%:*}
+    package=${argument#*:}
+    command -v "$command" >/dev/null 2>&1 || missing="$missing $package"
 done
 
 [ -z "$missing" ] && exit 0

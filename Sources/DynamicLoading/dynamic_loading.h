@@ -1,8 +1,8 @@
 #ifndef OPENEVENTKIT_DYNAMIC_LOADING_H
 #define OPENEVENTKIT_DYNAMIC_LOADING_H
 
-// What the C modules that open a library with dlopen on first use share (CCurl, CLibical,
-// CLibxml2): opening by a versioned name, resolving a function into a table, and the end
+// What the C modules that open a library with dlopen on first use share (CCurl, CDBus,
+// CLibical, CLibxml2): opening by a versioned name, resolving a function into a table, and the end
 // of a load. Included by their
 // shim.h, not a module of its own.
 #include <dlfcn.h>

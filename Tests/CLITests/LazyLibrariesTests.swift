@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// libical and libxml2 are opened with `dlopen` by their first use, not at start: `ical`
-/// runs (and a warm store query answers) without mapping them or the ICU they bring, and a
+/// libical, libxml2 and libdbus-1 are opened with `dlopen` by their first use, not at start:
+/// `ical` runs (and a warm store query answers) without mapping them or the ICU they bring, and a
 /// missing or broken libical is reported, with what to install, when a rule needs it.
 @Suite struct LazyLibrariesTests {
     private let lessons = ICalRunner.packageRoot.appendingPathComponent("samples/calendars/repeating-lessons.ics").path
@@ -55,7 +55,8 @@ import Testing
             let (output, opened) = try loadedLibraries(arguments, store: store)
             #expect(output.status == 0, "\(arguments): \(output.stderr.suffix(500))")
             #expect(opened.contains { $0.hasPrefix("libc.so") }, "LD_DEBUG=files names what is opened: \(opened)")
-            #expect(opened.allSatisfy { !$0.contains("libical") && !$0.contains("libxml2") && !$0.contains("libicu") },
+            #expect(opened.allSatisfy { !$0.contains("libical") && !$0.contains("libxml2") && !$0.contains("libicu")
+                                   && !$0.contains("libdbus") },
                     "\(arguments) opened \(opened)")
         }
         // The control: a rule only libical expands opens it.
