@@ -86,3 +86,67 @@ final class CommandRinger: AlarmRinger {
 private final class Finished: Sendable {
     let value = Atomic<Bool>(false)
 }
+
+/// The default: a desktop notification (org.freedesktop.Notifications over the session bus)
+/// with Dismiss and Snooze buttons; closing it dismisses too.
+///
+/// A notification server that goes away (a desktop session restarted) is connected to again
+/// at the next alarm; the buttons of notifications shown before then no longer answer.
+final class NotificationRinger: AlarmRinger {
+    let formatter: AlarmFormatter
+    private var notifications: DesktopNotifications
+
+    init(formatter: AlarmFormatter) throws(DesktopNotificationsError) {
+        self.formatter = formatter
+        self.notifications = try DesktopNotifications()
+    }
+
+    /// The connection, made again when the last one was lost.
+    private func connection() throws(DesktopNotificationsError) -> DesktopNotifications {
+        if !notifications.isConnected { notifications = try DesktopNotifications() }
+        return notifications
+    }
+
+    func ring(_ instance: AlarmInstance, now: Int64) throws -> UInt32? {
+        let summary = instance.occurrence?.occurrence.component.summary ?? instance.component.summary ?? "Reminder"
+        var lines: [String] = []
+        if let when = formatter.startText(instance, triggerDay: formatter.zone.local(at: now).date) {
+            lines.append(when.prefix(1).uppercased() + when.dropFirst())
+        }
+        if let location = instance.occurrence?.occurrence.component.location, !location.isEmpty { lines.append(location) }
+        if let text = instance.alarmDescription, !text.isEmpty, text != summary, text != "Reminder" { lines.append(text) }
+        return try connection().notify(appName: "ical", summary: summary, body: lines.joined(separator: "\n"),
+                                        actions: [(key: "dismiss", label: "Dismiss"), (key: "snooze", label: "Snooze")],
+                                        hints: DesktopNotifications.Hints(urgency: .normal, category: "x-openeventkit.alarm"),
+                                        expireTimeout: 0)
+    }
+
+    func ringSummary(count: Int, calendar: String) throws {
+        _ = try connection().notify(appName: "ical", summary: "\(count) more alarms of \(calendar)",
+                                     body: "Held back: at most a few alarms of one calendar ring per minute.",
+                                     actions: [], hints: DesktopNotifications.Hints(urgency: .low, category: "x-openeventkit.alarm"),
+                                     expireTimeout: -1)
+    }
+
+    /// Nil once the connection is lost: libdbus has closed the descriptor, whose number may
+    /// be reused.
+    var fileDescriptor: Int32? { notifications.isConnected ? notifications.fileDescriptor : nil }
+
+    func responses() -> [(UInt32, RingerResponse)] {
+        var result: [(UInt32, RingerResponse)] = []
+        for event in notifications.events() {
+            switch event {
+            case .actionInvoked(let id, let action):
+                let response: RingerResponse? = action == "dismiss" ? .dismiss : action == "snooze" ? .snooze : nil
+                guard let response else { continue }
+                result.append((id, response))
+                // Answered: it goes (a server may keep a notification after an action).
+                try? notifications.close(id)
+            case .closed(let id, let reason):
+                // 2: closed by the user. 1 (expired) and 3 (closed by a call) are not answers.
+                if reason == 2 { result.append((id, .dismiss)) }
+            }
+        }
+        return result
+    }
+}

@@ -147,6 +147,8 @@ final class AlarmService {
             let next = try ringDue(now: now)
             if once { return }
             if clock.isSystem { wake.arm(at: next) }
+            // Answers read off the connection while notifying are waiting already.
+            if respond() { continue }
             let events = wake.wait(extra: ringer.fileDescriptor)
             if events.contains(.signal) { return }
             if events.contains(.responses) { respond() }
@@ -201,14 +203,15 @@ final class AlarmService {
             ?? now.addingClamped(Self.horizon)
     }
 
-    /// Dismisses or snoozes the alarms the user responded to.
-    func respond() {
+    /// Dismisses or snoozes the alarms the user responded to; false when there were none.
+    @discardableResult
+    func respond() -> Bool {
         let responses = ringer.responses()
-        guard !responses.isEmpty else { return }
+        guard !responses.isEmpty else { return false }
         let store: EKEventStore
         do { store = try storeOptions.openStore() } catch {
             printError("ical: \(error)")
-            return
+            return true
         }
         let now = clock.now()
         for (id, response) in responses {
@@ -220,6 +223,7 @@ final class AlarmService {
                 printError("ical: could not \(response == .dismiss ? "dismiss" : "snooze") the alarm of \(TerminalText.line(instance.uid)): \(error)")
             }
         }
+        return true
     }
 
     /// The calendar an alarm's item is in: its title in the store, else the source.

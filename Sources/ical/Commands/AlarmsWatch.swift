@@ -94,8 +94,12 @@ extension ICal.Alarms {
             } else if let exec {
                 ringer = CommandRinger(command: exec, formatter: AlarmFormatter(zone: zone))
             } else {
-                printError("ical: desktop notifications are not built yet")
-                throw ExitCode(1)
+                do {
+                    ringer = try NotificationRinger(formatter: AlarmFormatter(zone: zone))
+                } catch {
+                    printError("ical: \(error) (without a desktop, --print writes a line and --exec runs a command)")
+                    throw ExitCode(1)
+                }
             }
             let service = try AlarmService(
                 storeOptions: storeOptions, zone: zone, ringer: ringer,
