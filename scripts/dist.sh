@@ -29,8 +29,9 @@ The folder is laid out like /usr/local. To install it there (the systemd units e
     sudo cp -R bin share lib /usr/local/
 
 or run bin/ical from where it is. It needs no Swift toolchain. At run time it loads, when a
-command first needs them: libical (recurrence rules), libxml2 (CalDAV) and libcurl (CalDAV and
-feeds), and reads time zones from tzdata. On Debian and Ubuntu:
+command first needs them: libical (recurrence rules), libxml2 (CalDAV), libcurl (CalDAV and
+feeds) and libdbus-1 (desktop notifications of ical alarms watch), and reads time zones from
+tzdata. On Debian and Ubuntu:
 
     sudo apt-get install libical3 libxml2 libcurl4 tzdata
 
