@@ -194,3 +194,41 @@ struct OccurrenceInputs: ParsableArguments {
         return !names.isDisjoint(with: self.calendar)
     }
 }
+
+/// `--at` and `--between`: the window of `ical query` and `ical alarms`.
+struct WindowOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The window is this moment, at its precision.", valueName: "when"))
+    var at: String?
+
+    @Option(parsing: .upToNextOption,
+            help: ArgumentHelp("The window [START, END): two values, END absolute or +offset.", valueName: "start end"))
+    var between: [String] = []
+
+    /// Checks the two; values after --between's two are input files (`--between 2026-12
+    /// +7d a.ics`), moved to the front of `inputs`.
+    mutating func check(movingExtraInto inputs: inout [String]) throws {
+        if between.count > 2 {
+            inputs = Array(between[2...]) + inputs
+            between = Array(between[0..<2])
+        }
+        if at != nil && !between.isEmpty { throw ValidationError("Give either --at or --between, not both.") }
+        if !between.isEmpty && between.count != 2 {
+            throw ValidationError("--between takes two values: START and END (a moment or +offset such as +7d).")
+        }
+    }
+
+    /// The window in `zone`: --at's moment, --between's range, else today and the next six
+    /// days (as `khal list` and icalBuddy's eventsToday+N show). A bad moment is an error
+    /// (exit status 2).
+    func window(in zone: any TimeZoneRules) throws -> QueryWindow {
+        let now = ICal.Query.now(in: zone)
+        do {
+            if let at { return try QueryWindow.at(at, in: zone, now: now) }
+            if between.count == 2 { return try QueryWindow.between(between[0], between[1], in: zone, now: now) }
+            return try QueryWindow.between("today", "+7d", in: zone, now: now)
+        } catch {
+            printError("ical: \(error.message)")
+            throw ExitCode(2)
+        }
+    }
+}

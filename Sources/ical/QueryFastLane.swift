@@ -118,9 +118,11 @@ enum QueryFastLane {
         source.storeOptions = storeOptions
         var outputOptions = OutputOptions()
         outputOptions.output = output ?? "-"
+        var window = WindowOptions()
+        window.at = at
+        window.between = between ?? []
         var query = ICal.Query()
-        query.at = at
-        query.between = between ?? []
+        query.window = window
         query.component = components
         query.limit = limit
         query.format = format ?? .text

@@ -24,9 +24,7 @@ extension EKEventStore {
         return lock.withLock {
             state.diagnostics = []
             let wide = window.lowerBound.subtractingClamped(Self.alarmReach)..<window.upperBound.addingClamped(Self.alarmReach)
-            let sources = itemsForQuery(in: collections, window: wide, kinds: effectiveKinds).map {
-                OccurrenceQuery.Source(calendar: $0.calendar, name: $0.key.description)
-            }
+            let sources = querySources(in: collections, window: wide, kinds: effectiveKinds)
             var query = AlarmQuery(window: window, floatingZone: floatingZone, kinds: effectiveKinds)
             query.includesAcknowledged = includingAcknowledged
             var result = query.run(sources)

@@ -303,14 +303,20 @@ extension EKEventStore {
     /// The query over the collections' candidates (caller holds the lock).
     private func matches(in window: Range<Int64>, collections: [String], kinds: Set<ComponentKind>,
                          floatingZone: any TimeZoneRules, includingCancelled: Bool = false) -> OccurrenceQuery.Result {
-        let sources = itemsForQuery(in: collections, window: window, kinds: kinds).map {
-            OccurrenceQuery.Source(calendar: $0.calendar, name: $0.key.description)
-        }
+        let sources = querySources(in: collections, window: window, kinds: kinds)
         var query = OccurrenceQuery(window: window, floatingZone: floatingZone, kinds: kinds)
         query.includesCancelled = includingCancelled
         var result = query.run(sources)
         result.diagnostics = state.diagnostics + result.diagnostics
         return result
+    }
+
+    /// The items a window query reads, as sources named `collection/item.ics` (caller holds
+    /// the lock).
+    func querySources(in collections: [String], window: Range<Int64>, kinds: Set<ComponentKind>) -> [OccurrenceQuery.Source] {
+        itemsForQuery(in: collections, window: window, kinds: kinds).map {
+            OccurrenceQuery.Source(calendar: $0.calendar, name: $0.key.description)
+        }
     }
 
     // MARK: Defaults

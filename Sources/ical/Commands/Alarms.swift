@@ -86,12 +86,7 @@ extension ICal.Alarms {
             init?(argument: String) { self.init(rawValue: argument.uppercased()) }
         }
 
-        @Option(help: ArgumentHelp("The window is this moment, at its precision.", valueName: "when"))
-        var at: String?
-
-        @Option(parsing: .upToNextOption,
-                help: ArgumentHelp("The window [START, END): two values, END absolute or +offset.", valueName: "start end"))
-        var between: [String] = []
+        @OptionGroup var window: WindowOptions
 
         @Option(help: ArgumentHelp("Only this component kind (repeatable).", valueName: "kind"))
         var component: [Kind] = []
@@ -106,18 +101,15 @@ extension ICal.Alarms {
         @OptionGroup var output: OutputOptions
 
         mutating func validate() throws {
-            if between.count > 2 {
-                source.inputs = Array(between[2...]) + source.inputs
-                between = Array(between[0..<2])
-            }
-            if at != nil && !between.isEmpty { throw ValidationError("Give either --at or --between, not both.") }
-            if !between.isEmpty && between.count != 2 { throw ValidationError("--between takes two values: START and END (a moment or +offset such as +7d).") }
+            var inputs = source.inputs
+            try window.check(movingExtraInto: &inputs)
+            source.inputs = inputs
             try source.checkInputsOrStore()
         }
 
         func run() throws {
             let zone = try source.zone()
-            let window = try AlarmWindow.window(at: at, between: between, zone: zone)
+            let window = try self.window.window(in: zone)
             let gate = try PathGate(source.storeOptions)
             try gate.checkTextOutput(output.output)
             let kinds: Set<ComponentKind> = component.isEmpty ? [.event, .todo]
@@ -137,23 +129,8 @@ extension ICal.Alarms {
     }
 }
 
-/// What `ical alarms` and its subcommands share: the window and the query over files or
-/// the store.
+/// The query of `ical alarms`, over files or the store.
 enum AlarmWindow {
-    /// The window of --at or --between (default: today and the next six days); a bad moment
-    /// is an error (exit status 2).
-    static func window(at: String?, between: [String], zone: any TimeZoneRules) throws -> QueryWindow {
-        let now = ICal.Query.now(in: zone)
-        do {
-            if let at { return try QueryWindow.at(at, in: zone, now: now) }
-            if between.count == 2 { return try QueryWindow.between(between[0], between[1], in: zone, now: now) }
-            return try QueryWindow.between("today", "+7d", in: zone, now: now)
-        } catch {
-            printError("ical: \(error.message)")
-            throw ExitCode(2)
-        }
-    }
-
     /// The triggers in a window, from the input files or the store (read as the app, under
     /// its access).
     static func alarms(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules, source: OccurrenceInputs,

@@ -76,12 +76,7 @@ extension ICal {
             init?(argument: String) { self.init(rawValue: argument.uppercased()) }
         }
 
-        @Option(help: ArgumentHelp("The window is this moment, at its precision.", valueName: "when"))
-        var at: String?
-
-        @Option(parsing: .upToNextOption,
-                help: ArgumentHelp("The window [START, END): two values, END absolute or +offset.", valueName: "start end"))
-        var between: [String] = []
+        @OptionGroup var window: WindowOptions
 
         @Option(help: ArgumentHelp("Only this component kind (repeatable).", valueName: "kind"))
         var component: [Kind] = []
@@ -99,34 +94,16 @@ extension ICal {
         @OptionGroup var output: OutputOptions
 
         mutating func validate() throws {
-            if between.count > 2 {
-                source.inputs = Array(between[2...]) + source.inputs
-                between = Array(between[0..<2])
-            }
-            if at != nil && !between.isEmpty { throw ValidationError("Give either --at or --between, not both.") }
-            if !between.isEmpty && between.count != 2 { throw ValidationError("--between takes two values: START and END (a moment or +offset such as +7d).") }
+            var inputs = source.inputs
+            try window.check(movingExtraInto: &inputs)
+            source.inputs = inputs
             try source.checkInputsOrStore()
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
         }
 
         func run() throws {
             let zone = try source.zone()
-            let now = Self.now(in: zone)
-            let window: QueryWindow
-            do {
-                if let at {
-                    window = try QueryWindow.at(at, in: zone, now: now)
-                } else if between.count == 2 {
-                    window = try QueryWindow.between(between[0], between[1], in: zone, now: now)
-                } else {
-                    // No window: today and the next six days, as `khal list` and icalBuddy's
-                    // eventsToday+N show.
-                    window = try QueryWindow.between("today", "+7d", in: zone, now: now)
-                }
-            } catch {
-                printError("ical: \(error.message)")
-                throw ExitCode(2)
-            }
+            let window = try self.window.window(in: zone)
 
             // Output into a store is an import of calendar data (--format ics) or refused.
             let gate = try PathGate(source.storeOptions)
