@@ -18,8 +18,8 @@
 ///   instance; an instance cancelled by an override, a cancelled event
 ///   (`STATUS:CANCELLED`) and a completed to-do (`STATUS:COMPLETED` or `COMPLETED`) do not
 ///   alarm.
-/// - RFC 9074: a trigger at or before the alarm's `ACKNOWLEDGED` is acknowledged (left out
-///   unless ``includesAcknowledged``); a snooze alarm (`RELATED-TO;RELTYPE=SNOOZE`) is an
+/// - RFC 9074: a trigger at or before the alarm's `ACKNOWLEDGED` (or Thunderbird's
+///   `X-MOZ-LASTACK` on its event) is acknowledged (left out unless ``includesAcknowledged``); a snooze alarm (`RELATED-TO;RELTYPE=SNOOZE`) is an
 ///   alarm of its own; `ACTION:NONE` and proximity alarms (`PROXIMITY`,
 ///   `X-APPLE-PROXIMITY`: they fire at a place, not a time) never trigger.
 ///
@@ -348,7 +348,7 @@ extension AlarmQuery {
                     guard query.window.contains(instant) else { continue }
                     add(AlarmInstance(triggerInstant: instant, repetition: repetition, alarm: alarm, alarmIndex: index,
                                       occurrence: match, component: component, source: source,
-                                      isAcknowledged: rule.acknowledged.map { $0 >= instant } ?? false,
+                                      isAcknowledged: AlarmQuery.acknowledged(rule, component).map { $0 >= instant } ?? false,
                                       snoozedAlarmUID: rule.snoozedAlarmUID))
                     if isFull { return }
                 }
@@ -382,7 +382,7 @@ extension AlarmQuery {
             for (repetition, instant) in triggers {
                 add(AlarmInstance(triggerInstant: instant, repetition: repetition, alarm: alarm, alarmIndex: index,
                                   occurrence: match, component: component, source: source,
-                                  isAcknowledged: rule.acknowledged.map { $0 >= instant } ?? false,
+                                  isAcknowledged: AlarmQuery.acknowledged(rule, component).map { $0 >= instant } ?? false,
                                   snoozedAlarmUID: rule.snoozedAlarmUID))
                 if isFull { return }
             }
@@ -446,6 +446,18 @@ extension AlarmQuery {
                                               message: "more than \(query.limits.maximumInstances) alarms trigger in the window; "
                                                   + "only the first \(query.limits.maximumInstances) found are listed (use a shorter window)"))
             }
+        }
+    }
+
+    /// When an alarm was last acknowledged: its RFC 9074 `ACKNOWLEDGED`, or Thunderbird's
+    /// `X-MOZ-LASTACK` on the event or to-do (which covers all its alarms), the later of the two.
+    static func acknowledged(_ rule: AlarmRule, _ component: Component) -> Int64? {
+        let mozilla = component.property("X-MOZ-LASTACK")?.dateTimeValue.flatMap { value -> Int64? in
+            value.zone == .utc && !value.isDate ? value.local.secondsSinceEpoch : nil
+        }
+        switch (rule.acknowledged, mozilla) {
+        case let (own?, mozilla?): return Swift.max(own, mozilla)
+        case let (own, mozilla): return own ?? mozilla
         }
     }
 

@@ -354,6 +354,27 @@ import Testing
         #expect(all.instances.map(\.isAcknowledged) == [true, true, false, false])
     }
 
+    @Test func thunderbirdsLastAckAcknowledgesTheEventsAlarms() {
+        let body = """
+            BEGIN:VEVENT
+            UID:mozilla
+            DTSTAMP:20240101T000000Z
+            DTSTART:20240523T163000Z
+            RRULE:FREQ=DAILY;COUNT=2
+            X-MOZ-LASTACK:20240523T161500Z
+            BEGIN:VALARM
+            ACTION:DISPLAY
+            DESCRIPTION:Default Mozilla Description
+            TRIGGER;VALUE=DURATION:-PT15M
+            END:VALARM
+            END:VEVENT
+            """
+        let open = Self.run(body, from: "2024-05-23T00:00:00Z", to: "2024-05-25T00:00:00Z")
+        #expect(Self.triggers(open) == ["2024-05-24T16:15:00Z"])
+        let all = Self.run(body, from: "2024-05-23T00:00:00Z", to: "2024-05-25T00:00:00Z", acknowledged: true)
+        #expect(all.instances.map(\.isAcknowledged) == [true, false])
+    }
+
     @Test func noneAndProximityAlarmsNeverTrigger() {
         let result = Self.run("""
             BEGIN:VEVENT
