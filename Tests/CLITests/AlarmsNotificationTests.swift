@@ -20,7 +20,7 @@ import Testing
         // The 08:50 (Berlin) alarm of the first lesson rings.
         let shown = try server.waitForNotification(summary: "Piano lesson")
         #expect(shown.appName == "ical")
-        #expect(shown.body.contains("Starts 09:00"))
+        #expect(shown.body.contains("Starts 09:00, in 10 minutes"))
         #expect(shown.body.contains("Room 2"))
         #expect(shown.body.contains("Lesson in 10 minutes"))
         #expect(shown.category == "x-openeventkit.alarm")

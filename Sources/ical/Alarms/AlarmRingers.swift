@@ -111,7 +111,12 @@ final class NotificationRinger: AlarmRinger {
         let summary = instance.occurrence?.occurrence.component.summary ?? instance.component.summary ?? "Reminder"
         var lines: [String] = []
         if let when = formatter.startText(instance, triggerDay: formatter.zone.local(at: now).date) {
-            lines.append(when.prefix(1).uppercased() + when.dropFirst())
+            var line = when.prefix(1).uppercased() + when.dropFirst()
+            if let start = instance.occurrence?.startInstant, instance.occurrence?.occurrence.isAllDay == false,
+               let coming = Self.comingIn(start - now) {
+                line += ", " + coming
+            }
+            lines.append(line)
         }
         if let location = instance.occurrence?.occurrence.component.location, !location.isEmpty { lines.append(location) }
         if let text = instance.alarmDescription, !text.isEmpty, text != summary, text != "Reminder" { lines.append(text) }
@@ -119,6 +124,18 @@ final class NotificationRinger: AlarmRinger {
                                         actions: [(key: "dismiss", label: "Dismiss"), (key: "snooze", label: "Snooze")],
                                         hints: DesktopNotifications.Hints(urgency: .normal, category: "x-openeventkit.alarm"),
                                         expireTimeout: 0)
+    }
+
+    /// "in 10 minutes", "in 1 hour 5 minutes", "now" for a start within the next day;
+    /// nil for one that has passed or is further away.
+    static func comingIn(_ seconds: Int64) -> String? {
+        guard seconds >= 0, seconds < 86_400 else { return nil }
+        let minutes = (seconds + 59) / 60
+        if minutes == 0 { return "now" }
+        let hours = minutes / 60, rest = minutes % 60
+        let hourText = hours == 0 ? "" : hours == 1 ? "1 hour" : "\(hours) hours"
+        let minuteText = rest == 0 ? "" : rest == 1 ? "1 minute" : "\(rest) minutes"
+        return "in " + [hourText, minuteText].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     func ringSummary(count: Int, calendar: String) throws {
