@@ -82,12 +82,14 @@ struct FiredLog {
     /// Writes the record atomically (a temporary file renamed over it).
     func save() throws {
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        let data = try JSONSerialization.data(withJSONObject: ["version": 1, "fired": fired], options: [.sortedKeys])
-        do throws(ICalError) {
+        do {
+            if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            let data = try JSONSerialization.data(withJSONObject: ["version": 1, "fired": fired], options: [.sortedKeys])
             try FileIO.writeAtomically(Array(data), to: path)
         } catch {
-            throw ValidationError("cannot write \(path): \(error.message)")
+            // Without the record an alarm could ring twice: stop rather than ring on.
+            printError("ical: cannot write the record of fired alarms \(TerminalText.line(path)): \(error) (choose another with --state)")
+            throw ExitCode(1)
         }
     }
 }
@@ -256,11 +258,15 @@ final class WakeSources {
         root = storeRoot
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else {
-            throw ValidationError("inotify is not available (\(String(cString: strerror(errno)))); ical alarms watch needs it")
+            printError("ical: inotify is not available (\(String(cString: strerror(errno)))); ical alarms watch needs it")
+            throw ExitCode(1)
         }
         let create = dlsym(nil, "timerfd_create").map { unsafeBitCast($0, to: TimerCreate.self) }
         timer = create?(CLOCK_REALTIME, Int32(O_NONBLOCK | O_CLOEXEC)) ?? -1
-        guard timer >= 0 else { throw ValidationError("timerfd is not available; ical alarms watch needs it") }
+        guard timer >= 0 else {
+            printError("ical: timerfd is not available; ical alarms watch needs it")
+            throw ExitCode(1)
+        }
         clockName = clockFile.map { ($0 as NSString).lastPathComponent }
         if let clockFile {
             let folder = (clockFile as NSString).deletingLastPathComponent

@@ -48,7 +48,7 @@ extension ICal.Alarms {
         @Argument(help: "The alarm's key.")
         var key: String
 
-        @Option(name: .customLong("for"), help: ArgumentHelp("How long to snooze (default 5m).", valueName: "duration"))
+        @Option(name: .customLong("for"), help: ArgumentHelp("How long to snooze.", valueName: "duration"))
         var duration: String = "5m"
 
         @Option(help: ArgumentHelp("The zone floating and all-day events are read in (as when the key was listed).", valueName: "zone"))

@@ -53,10 +53,10 @@ extension ICal.Alarms {
         @Option(help: ArgumentHelp("Run this shell command for each alarm, the alarm as JSON on its standard input.", valueName: "command"))
         var exec: String?
 
-        @Option(help: ArgumentHelp("Ring alarms missed by at most this long (default 1h; 0s: none).", valueName: "duration"))
+        @Option(help: ArgumentHelp("Ring alarms missed by at most this long (0s: none).", valueName: "duration"))
         var catchUp: String = "1h"
 
-        @Option(help: ArgumentHelp("How long Snooze snoozes (default 5m).", valueName: "duration"))
+        @Option(help: ArgumentHelp("How long Snooze snoozes.", valueName: "duration"))
         var snooze: String = "5m"
 
         @Option(help: ArgumentHelp("At most this many alarms of one calendar per minute.", valueName: "count"))
@@ -74,7 +74,8 @@ extension ICal.Alarms {
         @Option(help: ArgumentHelp("Tests: read the current time from this file (an ISO 8601 instant such as 2026-12-01T08:50:00Z), and wake when it changes.", visibility: .hidden))
         var clockFile: String?
 
-        @OptionGroup var storeOptions: StoreAppOptions
+        @Option(help: ArgumentHelp("The store folder (else $OPENEVENTKIT_STORE, else $XDG_DATA_HOME/openeventkit).", valueName: "dir"))
+        var store: String?
 
         mutating func validate() throws {
             if print && exec != nil { throw ValidationError("Give --print or --exec, not both.") }
@@ -83,11 +84,14 @@ extension ICal.Alarms {
             }
             if AlarmHandling.seconds(snooze) == nil { throw ValidationError("--snooze takes a duration such as 5m or 1h, not '\(snooze)'.") }
             if rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1.") }
-            if storeOptions.app != nil { throw ValidationError("ical alarms watch rings alarms as ical itself; --app is not for it.") }
         }
 
         func run() throws {
             let zone = try OccurrenceInputs.zone(named: tz)
+            // As ical itself: the user's alarms, not an app's.
+            var storeOptions = StoreAppOptions()
+            storeOptions.store = store
+            storeOptions.app = nil
             let ringer: any AlarmRinger
             if print {
                 ringer = LineRinger(formatter: AlarmFormatter(zone: zone))
