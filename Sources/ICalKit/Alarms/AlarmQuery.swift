@@ -36,7 +36,8 @@ public struct AlarmQuery: Sendable {
         /// The furthest a relative trigger (with its repetitions) may be from its
         /// occurrence, in seconds; further triggers are not honoured (a warning).
         public var maximumOffset: Int64
-        /// The most trigger instants one query returns (the earliest are kept, a warning).
+        /// The most trigger instants one query returns: it stops there, with a warning (the
+        /// instants kept are in order, but a later series' earlier ones may be among those cut).
         public var maximumInstances: Int
 
         /// Creates limits.
@@ -246,7 +247,10 @@ extension AlarmQuery {
             if instances.count > query.limits.maximumInstances {
                 instances.removeLast(instances.count - query.limits.maximumInstances)
             }
-            return Result(instances: instances, diagnostics: diagnostics)
+            // Each series group's expansion reports the calendar's time-zone problems again.
+            var seen = Set<Diagnostic>()
+            let unique = diagnostics.filter { seen.insert($0).inserted }
+            return Result(instances: instances, diagnostics: unique)
         }
 
         /// One VALARM's rule, reporting each problem once per alarm.
@@ -435,7 +439,7 @@ extension AlarmQuery {
         mutating func add(_ instance: AlarmInstance) {
             guard query.includesAcknowledged || !instance.isAcknowledged else { return }
             instances.append(instance)
-            // Keep the earliest: past the limit, drop the latest found so far.
+            // Past twice the limit, keep the earliest found so far.
             if instances.count >= query.limits.maximumInstances * 2 {
                 instances.sort { $0.triggerInstant < $1.triggerInstant }
                 instances.removeLast(instances.count - query.limits.maximumInstances)

@@ -57,7 +57,7 @@ extension ICal.Alarms {
                 Bad alarms get a warning on standard error and are skipped or read the
                 way the warning says: no or an unreadable TRIGGER, REPEAT without
                 DURATION, an absolute trigger not in UTC, a trigger more than 366 days from
-                its event. Work is bounded: at most 100,000 triggers per run (the earliest;
+                its event. Work is bounded: at most 100,000 triggers per run (it stops there;
                 a warning says when more were cut), and each series' expansion is limited as
                 for `ical query`.
 
