@@ -12,6 +12,7 @@ extension UICommandTests {
         BEGIN:VEVENT\r
         UID:concert-rehearsal@school.example\r
         DTSTAMP:20261101T000000Z\r
+        SEQUENCE:2\r
         DTSTART;TZID=Europe/Berlin:20261203T180000\r
         DTEND;TZID=Europe/Berlin:20261203T193000\r
         SUMMARY:Concert rehearsal\r
@@ -53,10 +54,13 @@ extension UICommandTests {
         try store.ical(["import", "--calendar", try store.calendar("Calendar"), file])
         _ = try ICalRunner.run(["privacy", "grant", "org.example.planner", "--events", "full", "--store", store.path])
         let id = try identifier(of: "Concert rehearsal", store: store)
+        // The user is Cleo (a local calendar: the addresses set with `ical calendars me`).
+        let me = try store.ical(["calendars", "me", "cleo@school.example"])
+        #expect(me.stdout.hasPrefix("Local calendars: mailto:cleo@school.example\n"), "\(me.stdout)")
 
         let (run, action) = try onTerminal(
             ["view-event", "--app-id", "org.example.planner", "--app-name", "Planner", "--event-identifier", id, "--allows-editing"],
-            store: store, steps: [("Decline; l List.", "e"), ("Decline; l List.", "a"), ("(a number) ", "2")],
+            store: store, steps: [("Decline; l List.", "e"), ("Decline; l List.", "a")],
             environment: ["TZ": "Europe/Berlin"])
         #expect(action == "responded\n")
         let transcript = run.transcript
@@ -69,7 +73,7 @@ extension UICommandTests {
               Alert      30 minutes before
               Organizer  Ada Director <ada@school.example>
               Invitee    Ben Viola <ben@school.example> (accepted)
-              Invitee    Cleo Cello <cleo@school.example> (no answer yet)
+              Invitee    Cleo Cello <cleo@school.example> (no answer yet) (you)
 
               Your day, Thu 3 Dec 2026:
                 10:00–11:00  Theory class  [Calendar]
@@ -77,10 +81,37 @@ extension UICommandTests {
             Enter Done; a Accept, m Maybe, n Decline; l List.
             """), "\(transcript)")
         #expect(!transcript.contains("e Edit"), "an invitation is not edited, even when editing is allowed")
-        #expect(transcript.contains("Which invitee are you? (a number) 2\nAnswered: accepted.\n"))
+        #expect(transcript.contains("> a\nAnswered: accepted.\n"))
         let item = try store.items(in: "Calendar").first { $0.contains("Concert rehearsal") } ?? ""
         #expect(item.contains("ATTENDEE;CN=Cleo Cello;PARTSTAT=ACCEPTED:mailto:cleo@school.example\r\n"), "\(item)")
         #expect(item.contains("ATTENDEE;CN=Ben Viola;PARTSTAT=ACCEPTED:mailto:ben@school.example\r\nATTENDEE;CN=Cleo"), "order kept")
+        // RFC 5546 3.2.3: SEQUENCE is the organizer's; the answer keeps it and stamps DTSTAMP.
+        #expect(item.contains("SEQUENCE:2\r\n"), "\(item)")
+        #expect(!item.contains("DTSTAMP:20261101T000000Z\r\nSEQUENCE"), "\(item)")
+    }
+
+    @Test func anInvitationTheUserIsNotInIsShownWithoutTheAnswerKeys() throws {
+        let store = try Store()
+        defer { store.remove() }
+        let file = try store.folder.write("invitation.ics", Self.invitation)
+        try store.ical(["import", "--calendar", try store.calendar("Calendar"), file])
+        _ = try ICalRunner.run(["privacy", "grant", "org.example.planner", "--events", "full", "--store", store.path])
+        let id = try identifier(of: "Concert rehearsal", store: store)
+        // No address is the user: nobody's answer can be given for them.
+        let (run, action) = try onTerminal(
+            ["view-event", "--app-id", "org.example.planner", "--event-identifier", id],
+            store: store, steps: [("l List.", "a"), ("l List.", "")], environment: ["TZ": "Europe/Berlin"])
+        #expect(action == "done\n")
+        #expect(run.transcript.contains("You are not among the invitees as this calendar knows you"), "\(run.transcript)")
+        #expect(run.transcript.contains("\nEnter Done; l List.\n"))
+        #expect(try store.items(in: "Calendar").first { $0.contains("Concert rehearsal") }?.contains("PARTSTAT=NEEDS-ACTION") == true)
+
+        // The organizer's own event is not an invitation.
+        _ = try store.ical(["calendars", "me", "ada@school.example"])
+        let (own, _) = try onTerminal(["view-event", "--app-id", "org.example.planner", "--event-identifier", id],
+                                      store: store, steps: [("l List.", "")], environment: ["TZ": "Europe/Berlin"])
+        #expect(!own.transcript.contains("a Accept"))
+        #expect(!own.transcript.contains("You are not among the invitees"))
     }
 
     @Test func withEditingAllowedTheUserEditsThenDeletes() throws {

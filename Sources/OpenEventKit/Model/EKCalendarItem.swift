@@ -295,8 +295,11 @@ public class EKCalendarItem: EKObject {
 
     // MARK: Attendees
 
-    /// The owner addresses of the store, for ``EKParticipant/isCurrentUser``.
-    var currentUserAddresses: Set<String> { eventStore.currentUserAddresses }
+    /// The addresses that are the user in the item's calendar, for
+    /// ``EKParticipant/isCurrentUser`` (``EKEventStore/currentUserAddresses(inCollection:)``).
+    var currentUserAddresses: Set<String> {
+        eventStore.currentUserAddresses(inCollection: origin?.key.collection ?? assignedCalendar?.calendarIdentifier)
+    }
 
     /// Whether the item has attendees.
     public var hasAttendees: Bool { !component.properties(.attendee).isEmpty }

@@ -21,6 +21,30 @@ package struct RemoteCalendar: Sendable, Hashable, Codable {
 }
 
 /// An item's place and version on the server.
+/// Who a CalDAV account is (RFC 6638 §2.4.1): the calendar user addresses invitations name
+/// it by (`mailto:` and others, as the server lists them), its display name, and its
+/// scheduling Inbox (§2.2), when the server schedules.
+package struct AccountIdentity: Sendable, Hashable, Codable {
+    /// At most this many addresses are kept (network input is bounded).
+    package static let maximumAddresses = 32
+
+    /// The principal's URL (path), as the server gave it.
+    package var principal: String
+    /// `calendar-user-address-set`, in the server's order.
+    package var addresses: [String] = []
+    /// The principal's `displayname`.
+    package var displayName: String?
+    /// `schedule-inbox-URL`.
+    package var inbox: String?
+
+    package init(principal: String, addresses: [String] = [], displayName: String? = nil, inbox: String? = nil) {
+        self.principal = principal
+        self.addresses = addresses
+        self.displayName = displayName
+        self.inbox = inbox
+    }
+}
+
 package struct RemoteVersion: Sendable, Hashable {
     package var href: String
     package var etag: String?
@@ -82,10 +106,14 @@ package struct CalDAVClient: Sendable {
     /// `current-user-principal`, `calendar-home-set`, then the home's collections. A URL that
     /// is itself a calendar gives that calendar.
     package func discoverCalendars() throws(RemoteError) -> [RemoteCalendar] {
-        let principalBody = """
-            <?xml version="1.0" encoding="utf-8"?>
-            <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:current-user-principal/><d:resourcetype/><c:calendar-home-set/></d:prop></d:propfind>
-            """
+        try discover().calendars
+    }
+
+    /// The account's calendars (``discoverCalendars()``) and who the account is (its
+    /// principal's RFC 6638 `calendar-user-address-set` and `displayname`; nil when there is
+    /// no principal, as for a calendar URL given directly).
+    package func discover() throws(RemoteError) -> (calendars: [RemoteCalendar], identity: AccountIdentity?) {
+        let principalBody = Self.principalBody
         var principal: String?
         var home: String?
         var failure: RemoteError?
@@ -99,7 +127,7 @@ package struct CalDAVClient: Sendable {
             }
             for response in found.responses {
                 if response.property("resourcetype")?.child("calendar", DAVXML.caldav) != nil {
-                    return try calendars(in: response.href, depth: "0")
+                    return (try calendars(in: response.href, depth: "0"), nil)
                 }
                 principal = principal ?? response.property("current-user-principal")?.child("href")?.trimmedText
                 home = home ?? response.property("calendar-home-set", DAVXML.caldav)?.child("href")?.trimmedText
@@ -116,8 +144,43 @@ package struct CalDAVClient: Sendable {
             throw RemoteError(.invalidArgument, "no CalDAV calendar home was found here (no current-user-principal or calendar-home-set)",
                               url: HTTPFunnel.redacted(baseURL))
         }
-        return try calendars(in: home, depth: "1")
+        // Who the account is matters for invitations only: a server that does not answer
+        // for its principal still syncs.
+        let identity = principal.flatMap { principal in try? self.identity(of: principal) }
+        return (try calendars(in: home, depth: "1"), identity)
     }
+
+    /// What the discovery asks of a principal.
+    private static let principalBody = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:current-user-principal/><d:resourcetype/><c:calendar-home-set/></d:prop></d:propfind>
+        """
+
+    /// The account's identity: its principal's `calendar-user-address-set` (RFC 6638
+    /// §2.4.1, the addresses invitations name it by), `displayname`, and schedule Inbox
+    /// (§2.2). A server without scheduling answers with none of them: an empty identity.
+    package func identity(of principal: String) throws(RemoteError) -> AccountIdentity {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:displayname/><c:calendar-user-address-set/><c:schedule-inbox-URL/></d:prop></d:propfind>
+            """
+        let found = try multistatus("PROPFIND", principal, depth: "0", body: body)
+        var identity = AccountIdentity(principal: principal)
+        for response in found.responses {
+            let addresses = response.property("calendar-user-address-set", DAVXML.caldav)?.all("href").map(\.trimmedText) ?? []
+            identity.addresses += addresses.filter { !$0.isEmpty && !identity.addresses.contains($0) }
+            if identity.displayName == nil, let name = response.property("displayname")?.trimmedText, !name.isEmpty {
+                identity.displayName = name
+            }
+            if identity.inbox == nil, let inbox = response.property("schedule-inbox-URL", DAVXML.caldav)?.child("href")?.trimmedText,
+               !inbox.isEmpty {
+                identity.inbox = inbox
+            }
+        }
+        identity.addresses = Array(identity.addresses.prefix(AccountIdentity.maximumAddresses))
+        return identity
+    }
+
 
     /// The calendar collections at `href` (depth 0: itself; 1: its members).
     package func calendars(in href: String, depth: String) throws(RemoteError) -> [RemoteCalendar] {

@@ -61,7 +61,8 @@ package struct RemoteSourceManager {
         switch record.kind {
         case .caldav:
             let client = CalDAVClient(http: http, baseURL: url)
-            let calendars = try client.discoverCalendars()
+            let (calendars, identity) = try client.discover()
+            record.identity = identity
             guard !calendars.isEmpty else {
                 throw RemoteError(.invalidArgument, "the account has no calendars", url: HTTPFunnel.redacted(url))
             }
@@ -169,6 +170,14 @@ package struct RemoteSourceManager {
         defer { StoreSystem.unlock(lock) }
         let engine = RemoteSyncEngine(store: store)
         var reports: [SourceReport] = []
+        var identities: [String: AccountIdentity] = [:]
+        defer {
+            // The accounts' identities as the servers give them now (an address added or removed).
+            if !identities.isEmpty, var current = try? files.sources() {
+                for index in current.indices { current[index].identity = identities[current[index].name] ?? current[index].identity }
+                try? files.setSources(current)
+            }
+        }
         let titles = Dictionary(try store.collections().map { ($0.identifier, $0.title) }, uniquingKeysWith: { first, _ in first })
         for source in wanted {
             var report = SourceReport(source: source.name)
@@ -176,6 +185,10 @@ package struct RemoteSourceManager {
                 if let deadline = limits.deadline, deadline.hasPassed { throw Self.outOfTime(deadline) }
                 let secret = source.kind == .caldav ? try password(source) : nil
                 let (http, url) = try Self.funnel(source, password: secret, limits: limits)
+                if let known = source.identity,
+                   let current = try? CalDAVClient(http: http, baseURL: url).identity(of: known.principal), current != known {
+                    identities[source.name] = current
+                }
                 for calendar in source.calendars {
                     if let deadline = limits.deadline, deadline.hasPassed {
                         report.failures.append("\(titles[calendar.collection] ?? calendar.collection): \(Self.outOfTime(deadline))")

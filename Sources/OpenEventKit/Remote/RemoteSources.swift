@@ -28,6 +28,9 @@ package struct RemoteSourceRecord: Codable, Sendable, Hashable {
     package var refreshSeconds: Int?
     /// The calendars mirrored from it.
     package var calendars: [MirroredCalendar]
+    /// Who a CalDAV account is (RFC 6638): learnt at `sources add`, refreshed at each sync;
+    /// nil for a feed, or a server without principals.
+    package var identity: AccountIdentity?
 
     package init(name: String, kind: Kind, url: String, user: String? = nil, passwordCommand: String? = nil,
                  allowInsecureHTTP: Bool? = nil, refreshSeconds: Int? = nil, calendars: [MirroredCalendar] = []) {
@@ -114,6 +117,38 @@ package struct RemoteSourceFiles: Sendable {
     /// Replaces the list of sources.
     package func setSources(_ sources: [RemoteSourceRecord]) throws(StoreError) {
         try write(SourcesFile(sources: sources), to: sourcesPath)
+    }
+
+    /// The addresses that are the user in the store's local calendars
+    /// (`.openeventkit/me.json`, set with `ical calendars me`): what an invitation imported
+    /// into a local calendar is compared with (``EKParticipant/isCurrentUser``). A CalDAV
+    /// calendar uses its account's addresses instead (``AccountIdentity``).
+    package func localAddresses() throws(StoreError) -> [String] {
+        guard let bytes = try read(mePath) else { return [] }
+        do { return try JSONDecoder().decode(MeFile.self, from: Data(bytes)).addresses } catch {
+            throw StoreError(.corruptMetadata, "the user's addresses cannot be read: \(error)", path: mePath)
+        }
+    }
+
+    /// Replaces the local calendars' user addresses (none removes the file).
+    package func setLocalAddresses(_ addresses: [String]) throws(StoreError) {
+        if addresses.isEmpty {
+            if try StoreSystem.identity(mePath) != nil { try StoreSystem.remove(mePath) }
+            return
+        }
+        try write(MeFile(addresses: addresses), to: mePath)
+    }
+
+    /// The identity of `me.json`, nil when there is none.
+    package func localAddressesIdentity() throws(StoreError) -> FileIdentity? {
+        try StoreSystem.identity(mePath)
+    }
+
+    private var mePath: String { metadataFolder + "/me.json" }
+
+    private struct MeFile: Codable {
+        var formatVersion = 1
+        var addresses: [String]
     }
 
     /// A mirrored calendar's sync state (empty before its first sync).

@@ -65,6 +65,29 @@ extension EKEventStore {
     }
     var virtualSourceObject: EKSource { lock.withLock { virtualSourceStorage } }
 
+    /// The addresses that are the user in a collection, for ``EKParticipant/isCurrentUser``:
+    /// for a calendar mirrored from a CalDAV account, the account's `calendar-user-address-set`
+    /// (RFC 6638, learnt at `sources add` and each sync); for a local calendar, the addresses
+    /// set with `ical calendars me` (`.openeventkit/me.json`). Empty in a sandboxed app (the
+    /// broker does not pass them).
+    func currentUserAddresses(inCollection collection: String?) -> Set<String> {
+        lock.withLock {
+            guard let backend = backend?.folder else { return currentUserAddresses }
+            let files = RemoteSourceFiles(storeRoot: backend.root)
+            if let collection {
+                _ = remoteSources()
+                if let record = remoteSourceRecords.records.first(where: { $0.calendars.contains { $0.collection == collection } }) {
+                    return currentUserAddresses.union(record.identity?.addresses ?? [])
+                }
+            }
+            let identity = try? files.localAddressesIdentity()
+            if identity != localAddressRecords.identity {
+                localAddressRecords = (identity, (try? files.localAddresses()) ?? [])
+            }
+            return currentUserAddresses.union(localAddressRecords.addresses)
+        }
+    }
+
     // MARK: Calendars
 
     /// The calendars that hold `entityType`: none without access, the one virtual calendar

@@ -109,8 +109,11 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// Whether the next refresh must compare every file (a watcher saw a change, which may
     /// be a file rewritten in place).
     var indexNeedsFullScan = false
-    /// Owner addresses compared with attendees for ``EKParticipant/isCurrentUser``.
+    /// Owner addresses compared with attendees for ``EKParticipant/isCurrentUser`` in every
+    /// calendar, besides those of ``currentUserAddresses(inCollection:)``.
     var currentUserAddresses: Set<String> = []
+    /// `me.json` as last read (the local calendars' user addresses), with its identity.
+    var localAddressRecords: (identity: FileIdentity?, addresses: [String]) = (nil, [])
 
     lazy var localSourceStorage = EKSource(eventStore: self, isVirtual: false)
     lazy var virtualSourceStorage = EKSource(eventStore: self, isVirtual: true)

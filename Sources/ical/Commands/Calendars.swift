@@ -21,7 +21,7 @@ extension ICal {
                   ical calendars default Lessons
                   ical calendars remove Lessons
                 """,
-            subcommands: [List.self, Create.self, Remove.self, Default.self],
+            subcommands: [List.self, Create.self, Remove.self, Default.self, Me.self],
             defaultSubcommand: List.self)
     }
 }
@@ -149,6 +149,80 @@ extension ICal.Calendars {
                 throw ExitCode(1)
             }
             print("'\(TerminalText.line(calendar.title))' is now the default for new \(calendar.allowedEntityTypes.contains(.event) ? "events" : "reminders").")
+        }
+    }
+
+    /// `ical calendars me`.
+    struct Me: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "me",
+            abstract: "Show or set the addresses that are you, so that invitations know which invitee you are.",
+            discussion: """
+                An invitation lists its invitees by address (mailto:...). EventKit marks the
+                one that is you (EKParticipant.isCurrentUser), and `ical ui view-event`
+                answers for that invitee only. For a CalDAV account the addresses are the
+                account's own (RFC 6638 calendar-user-address-set, learnt from the server at
+                `ical sources add` and at every sync); for the store's local calendars they
+                are the ones set here (kept in .openeventkit/me.json).
+
+                Without addresses, the command shows them all; with addresses, it sets the
+                local calendars' (a bare address gets mailto:); --clear removes them.
+
+                Examples:
+                  ical calendars me
+                  ical calendars me jane@example.org mailto:jane.doe@example.com
+                  ical calendars me --clear
+                """)
+
+        @Argument(help: "The addresses that are you in the local calendars.")
+        var addresses: [String] = []
+
+        @Flag(help: "Remove the local calendars' addresses.")
+        var clear = false
+
+        @OptionGroup var storeOptions: StoreAppOptions
+
+        mutating func validate() throws {
+            if clear && !addresses.isEmpty { throw ValidationError("Give addresses or --clear, not both.") }
+            for address in addresses where !Self.isAddress(address) {
+                throw ValidationError("'\(address)' is not an address (such as jane@example.org or mailto:jane@example.org).")
+            }
+        }
+
+        func run() throws {
+            _ = try storeOptions.open(needing: .full, for: "showing or setting your addresses")
+            let files = RemoteSourceFiles(storeRoot: try storeOptions.storePath())
+            do {
+                if clear || !addresses.isEmpty {
+                    try files.setLocalAddresses(addresses.map(Self.normalized))
+                }
+                let local = try files.localAddresses()
+                print("Local calendars: " + (local.isEmpty ? "no address (set one with: ical calendars me ADDRESS)"
+                    : local.map { TerminalText.line($0) }.joined(separator: ", ")))
+                for source in try files.sources() where source.kind == .caldav {
+                    let identity = source.identity
+                    let shown = identity?.addresses.isEmpty == false
+                        ? identity!.addresses.map { TerminalText.line($0) }.joined(separator: ", ")
+                        : "no address (the server names none; it does not schedule)"
+                    let name = identity?.displayName.map { " (\(TerminalText.line($0)))" } ?? ""
+                    print("\(TerminalText.line(source.name))\(name): \(shown)")
+                }
+            } catch {
+                printError("ical: \(error)")
+                throw ExitCode(1)
+            }
+        }
+
+        /// A bare e-mail address as a `mailto:` URI; anything with a scheme as it is.
+        static func normalized(_ address: String) -> String {
+            let trimmed = address.trimmingCharacters(in: .whitespaces)
+            return trimmed.contains(":") ? trimmed : "mailto:" + trimmed
+        }
+
+        static func isAddress(_ address: String) -> Bool {
+            let trimmed = address.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, trimmed.count <= 320, !trimmed.contains(where: { $0.isWhitespace || $0.isNewline }) else { return false }
+            return trimmed.contains("@") || trimmed.contains(":")
         }
     }
 }

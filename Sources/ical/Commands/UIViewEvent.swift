@@ -13,9 +13,14 @@ extension ICal.UI {
                 The helper behind EKEventViewController.present(). It shows the event as the
                 store has it: title, time, repetition, location, calendar, alerts, organizer
                 and invitees with their answers, link and notes. For an invitation (an event
-                with an organizer and invitees) the user may accept (a), answer maybe (m) or
-                decline (n); with the calendar preview (the default) the other events of the
-                invitation's day are listed. With --allows-editing the user may edit the event
+                with an organizer who is not the user, and invitees) the user may accept (a),
+                answer maybe (m) or decline (n), for the invitee that is them: the one whose
+                address is the account's (a CalDAV account's calendar-user-address-set) or,
+                in a local calendar, one set with `ical calendars me`. When no invitee is the
+                user, the invitation is shown without the answer keys, and the viewer says
+                why. The answer changes the user's PARTSTAT, removes RSVP and updates DTSTAMP
+                (RFC 5546: SEQUENCE is the organizer's and stays). With the calendar preview
+                (the default) the other events of the invitation's day are listed. With --allows-editing the user may edit the event
                 in the editor of `ical ui edit-event` (e) or delete it, unless its calendar is
                 read-only or it is an invitation.
 
@@ -101,9 +106,16 @@ struct EventViewer {
     let allowsEditing: Bool
     let allowsCalendarPreview: Bool
 
-    /// An invitation: someone else organises the event and invites people to it.
+    /// An invitation: someone else organises the event and invites people to it (the
+    /// organizer's own event, ``EKParticipant/isCurrentUser``, is not one).
     static func isInvitation(_ event: EKEvent) -> Bool {
-        event.organizer != nil && event.hasAttendees
+        guard let organizer = event.organizer else { return false }
+        return event.hasAttendees && !organizer.isCurrentUser
+    }
+
+    /// The positions of the invitees that are the user.
+    static func myInvitees(_ event: EKEvent) -> [Int] {
+        (event.attendees ?? []).indices.filter { event.attendees![$0].isCurrentUser }
     }
 
     func run(_ first: EKEvent, identifier: String, occurrence: String?) -> ViewerAction {
@@ -113,8 +125,14 @@ struct EventViewer {
             let invitation = Self.isInvitation(event)
             let editable = allowsEditing && !invitation && (event.calendar?.allowsContentModifications ?? false)
             show(event, invitation: invitation)
+            // Only the user's own invitee entry is answered: never someone else's.
+            let answerable = invitation && !Self.myInvitees(event).isEmpty
+            if invitation && !answerable {
+                terminal.write("\nYou are not among the invitees as this calendar knows you, so the invitation cannot be "
+                    + "answered here (a local calendar learns your addresses with: ical calendars me ADDRESS).\n")
+            }
             var commands = ["Enter Done"]
-            if invitation { commands.append("a Accept, m Maybe, n Decline") }
+            if answerable { commands.append("a Accept, m Maybe, n Decline") }
             if editable { commands.append("e Edit, delete Delete") }
             commands.append("l List")
             let help = commands.joined(separator: "; ") + "."
@@ -130,11 +148,11 @@ struct EventViewer {
                     return .done
                 case "l", "list", "?":
                     again = true
-                case "a" where invitation, "accept" where invitation:
+                case "a" where answerable, "accept" where answerable:
                     if respond(event, status: .accepted) { return .responded }
-                case "m" where invitation, "maybe" where invitation:
+                case "m" where answerable, "maybe" where answerable:
                     if respond(event, status: .tentative) { return .responded }
-                case "n" where invitation, "decline" where invitation:
+                case "n" where answerable, "decline" where answerable:
                     if respond(event, status: .declined) { return .responded }
                 case "e" where editable, "edit" where editable:
                     let editor = EventEditor(store: store, terminal: terminal, appName: appName,
@@ -171,7 +189,9 @@ struct EventViewer {
         rows.append(("Calendar", event.calendar?.title ?? "(none)"))
         for alarm in event.alarms ?? [] { rows.append(("Alert", alert(alarm, event: event))) }
         if let organizer = event.organizer { rows.append(("Organizer", person(organizer))) }
-        for attendee in event.attendees ?? [] { rows.append(("Invitee", "\(person(attendee)) (\(answer(attendee.participantStatus)))")) }
+        for attendee in event.attendees ?? [] {
+            rows.append(("Invitee", "\(person(attendee)) (\(answer(attendee.participantStatus)))\(attendee.isCurrentUser ? " (you)" : "")"))
+        }
         if let url = event.url { rows.append(("Link", url.absoluteString)) }
         if let notes = event.notes, !notes.isEmpty { rows.append(("Notes", notes)) }
 
@@ -265,20 +285,21 @@ struct EventViewer {
         let attendees = component.properties(.attendee)
         let positions = component.properties.indices.filter { component.properties[$0].kind == .attendee }
         guard !attendees.isEmpty, positions.count == attendees.count else { return false }
-        // There is no account owner address on Linux: the user says which invitee they are
-        // (unless there is only one).
-        var index = 0
-        if attendees.count > 1 {
-            for (number, property) in attendees.enumerated() {
-                let participant = event.attendees?[number]
-                terminal.write("   \(number + 1)  \(TerminalText.line(participant.map(person) ?? property.rawValue))\n")
+        // The invitee that is the user (by the account's addresses); when the user appears
+        // more than once (two of their addresses invited), they say which one answers.
+        let mine = Self.myInvitees(event)
+        guard var index = mine.first else { return false }
+        if mine.count > 1 {
+            for (number, position) in mine.enumerated() {
+                let participant = event.attendees?[position]
+                terminal.write("   \(number + 1)  \(TerminalText.line(participant.map(person) ?? attendees[position].rawValue))\n")
             }
-            guard let text = terminal.ask("Which invitee are you? (a number) "), let number = Int(text),
-                  (1...attendees.count).contains(number) else {
+            guard let text = terminal.ask("You are invited as more than one address; which one answers? (a number) "),
+                  let number = Int(text), (1...mine.count).contains(number) else {
                 terminal.write("Nothing answered.\n")
                 return false
             }
-            index = number - 1
+            index = mine[number - 1]
         }
         var span = EKSpan.thisEvent
         if event.hasRecurrenceRules || event.isDetached {
