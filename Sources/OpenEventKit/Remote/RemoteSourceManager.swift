@@ -185,10 +185,7 @@ package struct RemoteSourceManager {
                 if let deadline = limits.deadline, deadline.hasPassed { throw Self.outOfTime(deadline) }
                 let secret = source.kind == .caldav ? try password(source) : nil
                 let (http, url) = try Self.funnel(source, password: secret, limits: limits)
-                if let known = source.identity,
-                   let current = try? CalDAVClient(http: http, baseURL: url).identity(of: known.principal), current != known {
-                    identities[source.name] = current
-                }
+
                 for calendar in source.calendars {
                     if let deadline = limits.deadline, deadline.hasPassed {
                         report.failures.append("\(titles[calendar.collection] ?? calendar.collection): \(Self.outOfTime(deadline))")
@@ -212,12 +209,48 @@ package struct RemoteSourceManager {
                         report.failures.append("\(title): \(error)")
                     }
                 }
+                // Who the account is, after its calendars (their data comes first when time is short).
+                if let known = source.identity, !(limits.deadline?.hasPassed ?? false),
+                   let current = try? CalDAVClient(http: http, baseURL: url).identity(of: known.principal), current != known {
+                    identities[source.name] = current
+                }
+                if source.kind == .caldav, !(limits.deadline?.hasPassed ?? false),
+                   let inbox = (identities[source.name] ?? source.identity)?.inbox {
+                    try processInbox(inbox, of: source, client: CalDAVClient(http: http, baseURL: url), engine: engine,
+                                     titles: titles, policy: policy, report: &report)
+                }
             } catch {
                 report.failures.append("\(error)")
             }
             reports.append(report)
         }
         return reports
+    }
+
+    /// Files the account's scheduling Inbox (``ScheduleInbox``) after its calendars were
+    /// synced, then syncs again the calendars that changed, so that an invitation found only
+    /// in the Inbox, or a cancellation, goes up in the same sync. Says what it did as a note
+    /// of the first calendar.
+    private func processInbox(_ inbox: String, of source: RemoteSourceRecord, client: CalDAVClient, engine: RemoteSyncEngine,
+                              titles: [String: String], policy: SyncConflictPolicy, report: inout SourceReport) throws {
+        let filed = try ScheduleInbox(store: store, client: client).process(inbox: inbox, calendars: source.calendars)
+        for calendar in source.calendars where filed.changed.contains(calendar.collection) {
+            guard let title = titles[calendar.collection] else { continue }
+            let again = try engine.sync(calendar, title: title, client: client, policy: policy)
+            if let index = report.calendars.firstIndex(where: { $0.title == title }) {
+                report.calendars[index].down += again.down
+                report.calendars[index].up += again.up
+                report.calendars[index].conflicts += again.conflicts
+                report.calendars[index].problems += again.problems
+            } else {
+                report.calendars.append(again)
+            }
+        }
+        guard filed.added + filed.cancelled > 0, !report.calendars.isEmpty else { return }
+        var parts: [String] = []
+        if filed.added > 0 { parts.append("\(filed.added) invitation\(filed.added == 1 ? "" : "s") from the scheduling Inbox added") }
+        if filed.cancelled > 0 { parts.append("\(filed.cancelled) event\(filed.cancelled == 1 ? "" : "s") cancelled by the organizer") }
+        report.calendars[0].notes.append(parts.joined(separator: "; "))
     }
 
     /// The error for a sync whose time ran out before it reached a source or calendar.
