@@ -62,8 +62,23 @@ import FoundationNetworking
 ///   organizer's copy then shows that attendee `PARTSTAT=ACCEPTED` with `X-DTSTAMP` and
 ///   `X-SEQUENCE` parameters added and `RSVP` removed, and the organizer's `Inbox/` gets a
 ///   `METHOD:REPLY`. The attendee's copy gets `SCHEDULE-STATUS=1.2` on its `ORGANIZER`.
-/// - The organizer DELETEs its copy (204): the attendee's `Inbox/` gets a `METHOD:CANCEL`,
-///   and the attendee's copy stays, with `STATUS:CANCELLED` and `SEQUENCE` raised again.
+/// - The organizer DELETEs its copy (204), or PUTs it with `STATUS:CANCELLED`: the attendee's
+///   `Inbox/` gets a `METHOD:CANCEL`, and the attendee's copy stays, with `STATUS:CANCELLED`
+///   and `SEQUENCE` raised again.
+/// - A PUT that schedules (organizer or attendee) answers with `Schedule-Tag` and *no* `ETag`,
+///   because Cyrus stored something else than what was sent; a client must GET (or PROPFIND
+///   `getetag`) to learn the new ETag. A PUT of an event without attendees answers 201 with an
+///   `ETag`.
+/// - Cyrus adds no `SCHEDULE-AGENT` parameter; `SCHEDULE-STATUS` appears only as described
+///   above (1.2 delivered, 1.1 sent but not delivered locally).
+/// - Inbox items are not removed by the server: they stay until a client DELETEs them. The
+///   inbox's `C:schedule-default-calendar-URL` is `/dav/calendars/user/NAME/Default/`; both
+///   `Default/` and `Inbox/` support `sync-collection` (tokens `data:,N-M`), `calendar-query`
+///   and `calendar-multiget`.
+/// - Cyrus rejects (403, `C:valid-calendar-data`, "DTEND must occur after DTSTART") a timed
+///   `VEVENT` with neither `DTEND` nor `DURATION`, which RFC 5545 allows.
+/// - For debugging: a folder `conf/log/NAME` makes httpd write that user's HTTP sessions there
+///   (Cyrus's telemetry log); the harness does not create it.
 final class CyrusServer {
     /// A failure to start or to talk to the server, with what Cyrus said.
     struct Failure: Error, CustomStringConvertible {
@@ -124,12 +139,7 @@ final class CyrusServer {
     private var logPath: String { folder.url.appendingPathComponent("master.log").path }
 
     init() throws {
-        let missing = Self.programs.filter { !FileManager.default.isExecutableFile(atPath: $0.path) }
-        guard missing.isEmpty else {
-            let packages = Set(missing.map(\.package)).sorted().joined(separator: " ")
-            throw Failure("Cyrus is not installed (missing \(missing.map(\.path).joined(separator: ", "))): "
-                          + "apt-get install -y \(packages) (make test does, through scripts/deps.sh)")
-        }
+        try Self.checkInstalled(Self.programs)
         httpPort = try DAVServers.freePort()
         var imap = try DAVServers.freePort()
         while imap == httpPort { imap = try DAVServers.freePort() }
@@ -144,6 +154,16 @@ final class CyrusServer {
     }
 
     deinit { stop() }
+
+    /// Throws, naming the packages to install, when one of `programs` is not an executable file.
+    static func checkInstalled(_ programs: [(path: String, package: String)]) throws {
+        let missing = programs.filter { !FileManager.default.isExecutableFile(atPath: $0.path) }
+        guard missing.isEmpty else {
+            let packages = Set(missing.map(\.package)).sorted().joined(separator: " ")
+            throw Failure("Cyrus is not installed (missing \(missing.map(\.path).joined(separator: ", "))): "
+                          + "apt-get install -y \(packages) (make test does, through scripts/deps.sh)")
+        }
+    }
 
     /// The account called `name` (`admin`, `teacher` or `parent`).
     func user(_ name: String) -> User {

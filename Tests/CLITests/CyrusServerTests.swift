@@ -159,6 +159,38 @@ struct CyrusServerTests {
         #expect(Self.line(copy.body, "STATUS") == "STATUS:CANCELLED")
     }
 
+    @Test func schedulingPutAnswersWithoutETag() throws {
+        let server = try CyrusServer()
+        defer { server.stop() }
+        let teacher = server.user("teacher")
+        let scheduling = try server.put(user: "teacher", path: teacher.calendarPath + "meeting-1.ics", ics: Self.invitation(server))
+        #expect(scheduling.status == 201)
+        #expect(scheduling.etag == nil, "Cyrus stored the organizer's copy with SCHEDULE-STATUS added")
+        #expect(scheduling.scheduleTag != nil)
+        let stored = try server.request(user: "teacher", method: "GET", path: teacher.calendarPath + "meeting-1.ics")
+        #expect(stored.etag != nil)
+
+        let plain = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//OpenEventKit tests//EN\r\nBEGIN:VEVENT\r\nUID:plain-1\r\n"
+            + "DTSTAMP:20260101T000000Z\r\nDTSTART:20261201T100000Z\r\nDURATION:PT1H\r\nSUMMARY:Marking\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let put = try server.put(user: "teacher", path: teacher.calendarPath + "plain-1.ics", ics: plain)
+        #expect(put.status == 201)
+        #expect(put.etag != nil)
+        #expect(put.scheduleTag == nil)
+
+        let noEnd = try server.put(user: "teacher", path: teacher.calendarPath + "plain-2.ics",
+                                   ics: plain.replacingOccurrences(of: "plain-1", with: "plain-2").replacingOccurrences(of: "DURATION:PT1H\r\n", with: ""))
+        #expect(noEnd.status == 403, "Cyrus wants DTEND or DURATION on a timed event")
+        #expect(noEnd.body.contains("DTEND must occur after DTSTART"))
+    }
+
+    @Test func missingProgramNamesItsPackage() {
+        let error = #expect(throws: CyrusServer.Failure.self) {
+            try CyrusServer.checkInstalled([("/nonexistent/cyrmaster", "cyrus-common"), ("/bin/sh", "dash")])
+        }
+        #expect(error?.description.contains("apt-get install -y cyrus-common") == true)
+        #expect(error?.description.contains("dash") == false)
+    }
+
     @Test func stopLeavesNoProcessOrFolder() throws {
         let server = try CyrusServer()
         let folder = server.folder.url.path
