@@ -5,7 +5,8 @@
 #   make samples      build and run the sample apps (samples/) against a temporary store, check their output
 #   make deps         install libical-dev, libsqlite3-dev, libcurl4-openssl-dev, libxml2, tzdata and pkg-config when missing (apt-get, retried once)
 #                     (make test also installs chromium and python3, for the printable view's browser test,
-#                     and dunst, xvfb, dbus-daemon and dbus-bin, for the desktop notification tests)
+#                     dunst, xvfb, dbus-daemon and dbus-bin, for the desktop notification tests, and
+#                     cyrus-imapd, cyrus-caldav and sasl2-bin, for the CalDAV scheduling server the tests start)
 #   make build        debug build
 #   make release      the shipped ical: release, Swift runtime linked in (scripts/release-flags.sh)
 #   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
@@ -49,7 +50,9 @@ release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 
 test: deps
-	@sh scripts/deps.sh chromium python3 dunst Xvfb:xvfb dbus-daemon:dbus-daemon dbus-send:dbus-bin
+	@sh scripts/deps.sh chromium python3 dunst Xvfb:xvfb dbus-daemon:dbus-daemon dbus-send:dbus-bin \
+		/usr/sbin/cyrmaster:cyrus-common /usr/lib/cyrus/bin/imapd:cyrus-imapd \
+		/usr/lib/cyrus/bin/httpd:cyrus-caldav /usr/sbin/saslpasswd2:sasl2-bin
 	TZ=UTC LC_ALL=C.UTF-8 $(SWIFT) test $(SWIFT_FLAGS)
 	@sh scripts/samples.sh
 

@@ -27,11 +27,16 @@ command -v setsid >/dev/null 2>&1 || missing="$missing util-linux"
 # Packages named as arguments are installed when no command of that name is found
 # (make test: chromium and python3, for the browser test of `ical view --format html`; dunst,
 # Xvfb and dbus-daemon, for the desktop notification tests' private session). An argument
-# `command:package` installs `package` when `command` is missing (Xvfb:xvfb).
+# `command:package` installs `package` when `command` is missing (Xvfb:xvfb). A command that
+# starts with / is a path checked for an executable file, for programs that are not on PATH
+# (/usr/lib/cyrus/bin/httpd:cyrus-caldav, for the scheduling tests' Cyrus server).
 for argument in "$@"; do
     command=${argument%%:*}
     package=${argument#*:}
-    command -v "$command" >/dev/null 2>&1 || missing="$missing $package"
+    case "$command" in
+        /*) [ -x "$command" ] || missing="$missing $package" ;;
+        *) command -v "$command" >/dev/null 2>&1 || missing="$missing $package" ;;
+    esac
 done
 
 [ -z "$missing" ] && exit 0
