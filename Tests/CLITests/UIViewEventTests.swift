@@ -47,13 +47,19 @@ extension UICommandTests {
         throw CocoaError(.fileNoSuchFile)
     }
 
-    @Test func theViewerShowsTheEventAndAnswersTheInvitation() throws {
-        let store = try Store()
-        defer { store.remove() }
+    /// Imports ``invitation`` into the store's Calendar, grants the planner app full access,
+    /// and returns the rehearsal's identifier.
+    private func importedInvitation(into store: Store) throws -> String {
         let file = try store.folder.write("invitation.ics", Self.invitation)
         try store.ical(["import", "--calendar", try store.calendar("Calendar"), file])
         _ = try ICalRunner.run(["privacy", "grant", "org.example.planner", "--events", "full", "--store", store.path])
-        let id = try identifier(of: "Concert rehearsal", store: store)
+        return try identifier(of: "Concert rehearsal", store: store)
+    }
+
+    @Test func theViewerShowsTheEventAndAnswersTheInvitation() throws {
+        let store = try Store()
+        defer { store.remove() }
+        let id = try importedInvitation(into: store)
         // The user is Cleo (a local calendar: the addresses set with `ical calendars me`).
         let me = try store.ical(["calendars", "me", "cleo@school.example"])
         #expect(me.stdout.hasPrefix("Local calendars: mailto:cleo@school.example\n"), "\(me.stdout)")
@@ -93,10 +99,7 @@ extension UICommandTests {
     @Test func anInvitationTheUserIsNotInIsShownWithoutTheAnswerKeys() throws {
         let store = try Store()
         defer { store.remove() }
-        let file = try store.folder.write("invitation.ics", Self.invitation)
-        try store.ical(["import", "--calendar", try store.calendar("Calendar"), file])
-        _ = try ICalRunner.run(["privacy", "grant", "org.example.planner", "--events", "full", "--store", store.path])
-        let id = try identifier(of: "Concert rehearsal", store: store)
+        let id = try importedInvitation(into: store)
         // No address is the user: nobody's answer can be given for them.
         let (run, action) = try onTerminal(
             ["view-event", "--app-id", "org.example.planner", "--event-identifier", id],

@@ -185,7 +185,6 @@ package struct RemoteSourceManager {
                 if let deadline = limits.deadline, deadline.hasPassed { throw Self.outOfTime(deadline) }
                 let secret = source.kind == .caldav ? try password(source) : nil
                 let (http, url) = try Self.funnel(source, password: secret, limits: limits)
-
                 for calendar in source.calendars {
                     if let deadline = limits.deadline, deadline.hasPassed {
                         report.failures.append("\(titles[calendar.collection] ?? calendar.collection): \(Self.outOfTime(deadline))")
