@@ -228,7 +228,7 @@ SCRIPT
     "$ICAL" calendars me cleo@school.example > /dev/null
     "$ICAL" import "$WORK/invitation.ics" --calendar Choir > /dev/null
     on_terminal monthly-invitation "$(app MonthlyEvents --from 2026-12-01 --show 11)" <<'SCRIPT'
-Decline; l List.|a
+> |a
 SCRIPT
     expect monthly-invitation-accepted "PARTSTAT=ACCEPTED:mailto:cleo@school.example" "$ICAL" export --calendar Choir
     absent monthly-deleted-occurrence "Student recital day" "$ICAL" query --at 2026-12-05

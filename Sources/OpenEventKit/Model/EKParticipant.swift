@@ -31,7 +31,10 @@ open class EKParticipant: EKObject, NSCopying {
     /// What kind of calendar user this is (`CUTYPE`); ``EKParticipantType/person`` when
     /// absent.
     public let participantType: EKParticipantType
-    /// Whether this participant is the owner of the account the event belongs to.
+    /// Whether this participant is the owner of the account the event belongs to: its
+    /// address is one of the account's (a CalDAV account's `calendar-user-address-set`, RFC
+    /// 6638, learnt from the server) or, in a local calendar, one the user set with `ical
+    /// calendars me`.
     public let isCurrentUser: Bool
 
     /// A predicate that finds this participant in the Contacts framework.
