@@ -172,6 +172,25 @@ import Testing
         #expect(try Self.organizerSees(parent, "concert.ics", on: server).contains("PARTSTAT=DECLINED"))
     }
 
+    @Test func aSourceAddedBeforeIdentitiesLearnsItsOwnAtTheNextSync() throws {
+        let server = try CyrusServer()
+        defer { server.stop() }
+        let parent = server.user("parent")
+        let machine = try Machine(server, user: parent)
+        defer { machine.client.folder.remove() }
+        // sources.json as an earlier version wrote it: no identity.
+        let path = machine.client.store + "/.openeventkit/sources.json"
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var sources = try #require(json["sources"] as? [[String: Any]])
+        #expect(sources[0]["identity"] != nil)
+        sources[0]["identity"] = nil
+        json["sources"] = sources
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+        #expect(!(try machine.client.run(["calendars", "me"]).stdout.contains(parent.address)))
+        _ = try machine.sync()
+        #expect(try machine.client.run(["calendars", "me"]).stdout.contains(parent.address))
+    }
+
     @Test func aCancellationReachesTheParent() throws {
         let server = try CyrusServer()
         defer { server.stop() }

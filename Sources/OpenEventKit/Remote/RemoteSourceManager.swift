@@ -208,10 +208,18 @@ package struct RemoteSourceManager {
                         report.failures.append("\(title): \(error)")
                     }
                 }
-                // Who the account is, after its calendars (their data comes first when time is short).
-                if let known = source.identity, !(limits.deadline?.hasPassed ?? false),
-                   let current = try? CalDAVClient(http: http, baseURL: url).identity(of: known.principal), current != known {
-                    identities[source.name] = current
+                // Who the account is, after its calendars (their data comes first when time is short):
+                // asked of the principal known, or for a source added before identities were kept,
+                // found once by discovery (an empty principal records that there is none).
+                if source.kind == .caldav, !(limits.deadline?.hasPassed ?? false) {
+                    let client = CalDAVClient(http: http, baseURL: url)
+                    if let known = source.identity {
+                        if !known.principal.isEmpty, let current = try? client.identity(of: known.principal), current != known {
+                            identities[source.name] = current
+                        }
+                    } else if let found = try? client.discover() {
+                        identities[source.name] = found.identity ?? AccountIdentity(principal: "")
+                    }
                 }
                 if source.kind == .caldav, !(limits.deadline?.hasPassed ?? false),
                    let inbox = (identities[source.name] ?? source.identity)?.inbox {
