@@ -95,26 +95,42 @@ public struct AlarmFormatter: Sendable {
 
     // MARK: Formats
 
+    /// One JSON or CSV value.
+    enum Cell {
+        case text(String?)
+        case number(Int)
+        case flag(Bool)
+    }
+
+    /// A trigger's columns, in the order JSON and CSV write them (``csvHeader``).
+    func cells(_ instance: AlarmInstance) -> [Cell] {
+        let f = fields(instance)
+        return [.text(f.trigger), .text(f.triggerUTC), .text(f.action), .text(f.description), .text(f.alarmSummary),
+                .number(f.repetition), .flag(f.acknowledged), .flag(f.snooze), .text(f.alarmUID), .text(f.uid),
+                .text(f.recurrenceIdentifier), .text(f.summary), .text(f.start), .text(f.end), .flag(f.allDay),
+                .text(f.component), .text(f.source), .text(instance.key)]
+    }
+
     /// One JSON array, one object per trigger, with a trailing newline.
     public func json(_ instances: [AlarmInstance]) -> String {
         guard !instances.isEmpty else { return "[]\n" }
         var out = "["
         for (number, instance) in instances.enumerated() {
-            let f = fields(instance)
-            func text(_ value: String?) -> String { value.map(OccurrenceFormatter.jsonString) ?? "null" }
             out += number == 0 ? "\n  {" : ",\n  {"
-            out += "\"trigger\": \(text(f.trigger)), \"triggerUTC\": \(text(f.triggerUTC)), \"action\": \(text(f.action)), "
-            out += "\"description\": \(text(f.description)), \"alarmSummary\": \(text(f.alarmSummary)), "
-            out += "\"repetition\": \(f.repetition), \"acknowledged\": \(f.acknowledged), \"snooze\": \(f.snooze), "
-            out += "\"alarmUid\": \(text(f.alarmUID)), \"uid\": \(text(f.uid)), \"recurrenceId\": \(text(f.recurrenceIdentifier)), "
-            out += "\"summary\": \(text(f.summary)), \"start\": \(text(f.start)), \"end\": \(text(f.end)), "
-            out += "\"allDay\": \(f.allDay), \"component\": \(text(f.component)), \"source\": \(text(f.source)), "
-            out += "\"key\": \(text(instance.key))}"
+            out += zip(Self.csvHeader, cells(instance)).map { name, cell in
+                let value = switch cell {
+                case .text(let text): text.map(OccurrenceFormatter.jsonString) ?? "null"
+                case .number(let number): String(number)
+                case .flag(let flag): String(flag)
+                }
+                return "\"\(name)\": \(value)"
+            }.joined(separator: ", ")
+            out += "}"
         }
         return out + "\n]\n"
     }
 
-    /// The CSV columns, in order.
+    /// The columns, in order: the keys of the JSON objects and the CSV header.
     public static let csvHeader = ["trigger", "triggerUTC", "action", "description", "alarmSummary", "repetition",
                                    "acknowledged", "snooze", "alarmUid", "uid", "recurrenceId", "summary", "start", "end",
                                    "allDay", "component", "source", "key"]
@@ -123,12 +139,13 @@ public struct AlarmFormatter: Sendable {
     public func csv(_ instances: [AlarmInstance]) -> String {
         var out = ComponentCSVWriter.row(Self.csvHeader)
         for instance in instances {
-            let f = fields(instance)
-            out += ComponentCSVWriter.row([
-                f.trigger, f.triggerUTC, f.action, f.description ?? "", f.alarmSummary ?? "", String(f.repetition),
-                String(f.acknowledged), String(f.snooze), f.alarmUID ?? "", f.uid, f.recurrenceIdentifier ?? "",
-                f.summary ?? "", f.start ?? "", f.end ?? "", String(f.allDay), f.component, f.source ?? "", instance.key,
-            ])
+            out += ComponentCSVWriter.row(cells(instance).map { cell in
+                switch cell {
+                case .text(let text): text ?? ""
+                case .number(let number): String(number)
+                case .flag(let flag): String(flag)
+                }
+            })
         }
         return out
     }

@@ -253,8 +253,15 @@ extension AlarmQuery {
             return Result(instances: instances, diagnostics: unique)
         }
 
-        /// One VALARM's rule, reporting each problem once per alarm.
-        mutating func rule(_ alarm: Component, in component: Component, zones: TimeZoneResolver, source: String?) -> AlarmRule? {
+        /// The rules read so far, by source, UID, RECURRENCE-ID and position: a series'
+        /// VALARMs are read once, not once per occurrence.
+        var rules: [String: AlarmRule?] = [:]
+
+        /// One VALARM's rule (the `index`th of its component), reporting each problem once.
+        mutating func rule(_ alarm: Component, at index: Int, in component: Component, zones: TimeZoneResolver,
+                           source: String?) -> AlarmRule? {
+            let cacheKey = "\(source ?? "")|\(component.uid ?? "")|\(component.property(.recurrenceIdentifier)?.rawValue ?? "")|\(index)"
+            if let known = rules[cacheKey] { return known }
             var problems: [(String, String?)] = []
             let rule = query.rule(of: alarm, zones: zones) { problems.append(($0, $1)) }
             for (message, property) in problems {
@@ -264,6 +271,7 @@ extension AlarmQuery {
                 diagnostics.append(Diagnostic(.warning, .invalidValue, line: line, file: source, component: "VALARM",
                                               property: property, message: message))
             }
+            rules[cacheKey] = .some(rule)
             return rule
         }
 
@@ -279,10 +287,10 @@ extension AlarmQuery {
             var reaches: [String: ClosedRange<Int64>] = [:]
             var order: [String] = []
             var absolute: [(component: Component, alarm: Component, index: Int, rule: AlarmRule)] = []
-            for component in calendar.components where query.kinds.contains(component.kind) && !component.alarms.isEmpty {
+            for component in calendar.components where query.kinds.contains(component.kind) && !component.components(.alarm).isEmpty {
                 let uid = component.uid ?? ""
-                for (index, alarm) in component.alarms.enumerated() {
-                    guard let rule = rule(alarm, in: component, zones: zones, source: source.name) else { continue }
+                for (index, alarm) in component.components(.alarm).enumerated() {
+                    guard let rule = rule(alarm, at: index, in: component, zones: zones, source: source.name) else { continue }
                     if let range = rule.offsetRange {
                         if reaches[uid] == nil { order.append(uid) }
                         let low = (Swift.min(range.lowerBound, 0) / 86_400 - 1) * 86_400
@@ -336,8 +344,8 @@ extension AlarmQuery {
         mutating func addRelative(_ match: OccurrenceQuery.Match, zones: TimeZoneResolver, source: String?) {
             let component = match.occurrence.component
             guard !AlarmQuery.isSilenced(component) else { return }
-            for (index, alarm) in component.alarms.enumerated() {
-                guard let rule = rule(alarm, in: component, zones: zones, source: source),
+            for (index, alarm) in component.components(.alarm).enumerated() {
+                guard let rule = rule(alarm, at: index, in: component, zones: zones, source: source),
                       case .relative(let days, let seconds, let related) = rule.when else { continue }
                 // A to-do without DTSTART is placed at its DUE: both anchors are the DUE.
                 let fromStart = related == .start || (component.matches(.todo) && component.property(.dateTimeStart) == nil)
@@ -374,7 +382,7 @@ extension AlarmQuery {
             var match: OccurrenceQuery.Match?
             if let parentUID = rule.snoozedAlarmUID, component.property(.recurrenceIdentifier) == nil,
                component.property(.recurrenceRule) != nil || component.property(.recurrenceDates) != nil,
-               let parent = component.alarms.first(where: { AlarmInstance.uid(of: $0) == parentUID }),
+               let parent = component.components(.alarm).first(where: { AlarmInstance.uid(of: $0) == parentUID }),
                let parentRule = query.rule(of: parent, zones: zones, report: { _, _ in }) {
                 match = snoozedMatch(of: component, parent: parentRule, snoozedAt: triggers[0].1, calendar: calendar,
                                      timeZones: timeZones, zones: zones, source: source)
@@ -482,11 +490,6 @@ extension AlarmQuery {
         let moved = LocalDateTime(secondsSinceEpoch: local.secondsSinceEpoch + days * 86_400)
         return zone.instant(for: moved).addingClamped(seconds)
     }
-}
-
-extension Component {
-    /// The VALARM subcomponents, in order.
-    var alarms: [Component] { components.filter { $0.matches(.alarm) } }
 }
 
 extension Int64 {

@@ -50,33 +50,18 @@ extension EKEventStore {
         }
         let key = ItemKey(collection: String(source[..<slash]), name: String(source[source.index(after: slash)...]))
         try performChange(commit: true) { () throws(EKError) in
-            let backend = try requireBackend()
-            let current: Component
-            let expecting: Batch.Expectation
-            if let staged = state.items[key], let content = staged.content {
-                current = content
-                expecting = staged.expecting
-            } else {
-                let read: ItemReadResult
-                do throws(StoreError) {
-                    read = try backend.readItem(in: key.collection, name: key.name)
-                } catch {
-                    throw EKError(storeError: error)
-                }
-                guard let item = read.item else {
-                    throw EKError(.internalFailure, "the item of the alarm (\(source)) cannot be read")
-                }
-                current = item.calendar
-                expecting = .identity(item.file.identity)
+            // As this store sees it now: the pending batch's version, else the file.
+            guard let current = readItem(key) else {
+                throw EKError(.internalFailure, "the item of the alarm (\(source)) cannot be read")
             }
             let instant = Int64(now.timeIntervalSince1970.rounded(.down))
             let updated: Component
             do throws(ICalError) {
-                updated = try AlarmAcknowledgement.apply(action, to: instance, in: current, at: instant) { UUID().uuidString }
+                updated = try AlarmAcknowledgement.apply(action, to: instance, in: current.calendar, at: instant) { UUID().uuidString }
             } catch {
                 throw EKError(.internalFailure, error.message)
             }
-            stage(key, content: updated, expecting: expecting)
+            stage(key, content: updated, expecting: current.identity.map { .identity($0) } ?? .absent)
         }
     }
 }

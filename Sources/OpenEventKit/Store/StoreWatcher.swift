@@ -108,7 +108,8 @@ package final class StoreWatcher: Sendable {
         }
     }
 
-    private static func collectionFolders(_ root: String) -> [String] {
+    /// The store's collection folders (not its hidden metadata folder), as paths.
+    package static func collectionFolders(_ root: String) -> [String] {
         guard let entries = try? StoreSystem.list(root) else { return [] }
         return entries.filter { $0.isFolder && !$0.name.hasPrefix(".") }.map { root + "/" + $0.name }
     }

@@ -286,11 +286,7 @@ final class WakeSources {
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE_SELF)
 
     private func addWatches() {
-        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
-            .filter { !$0.hasPrefix(".") }
-            .map { root + "/" + $0 }
-            .filter { var isFolder: ObjCBool = false; return FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && isFolder.boolValue }
-        for path in [root] + folders where !watched.contains(path) {
+        for path in [root] + StoreWatcher.collectionFolders(root) where !watched.contains(path) {
             if inotify_add_watch(inotify, path, Self.mask) >= 0 { watched.insert(path) }
         }
     }
