@@ -366,20 +366,10 @@ final class CyrusServer {
         return hrefs.filter { $0 != path }.sorted()
     }
 
-    /// Runs a program to its end, with `input` on stdin; stdout and stderr together.
+    /// Runs a program to its end (``ProgramRunner``), with `input` on stdin; stdout and
+    /// stderr together.
     private static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = standardInput
-        try process.run()
-        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-        try standardInput.fileHandleForWriting.close()
-        let data = PipeReader.readAll(output.fileHandleForReading)
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ProgramRunner.run(executable, arguments, input: input)
+        return (result.status, result.stdout + result.stderr)
     }
 }

@@ -54,21 +54,25 @@ struct ICalRunner {
 }
 
 /// Runs any program with exactly the given environment (without one: this process's),
-/// standard input closed, and captures its output (for `make`, `sh`, `setsid` and the like;
-/// `ICalRunner.run` runs `ical` itself).
+/// `input` on its standard input (else none), and captures its output (for `make`, `sh`,
+/// `setsid` and the like; `ICalRunner.run` runs `ical` itself).
 enum ProgramRunner {
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                    in directory: URL? = nil) throws -> ICalRunner.Output {
+                    in directory: URL? = nil, input: String? = nil) throws -> ICalRunner.Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), standardInput = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input == nil ? FileHandle.nullDevice : standardInput
         try process.run()
+        if let input {
+            standardInput.fileHandleForWriting.write(Data(input.utf8))
+            try standardInput.fileHandleForWriting.close()
+        }
         let (stdout, stderr) = PipeReader.readAll(out.fileHandleForReading, err.fileHandleForReading)
         process.waitUntilExit()
         return ICalRunner.Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
