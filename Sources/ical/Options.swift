@@ -7,6 +7,11 @@ struct ReadingOptions: ParsableArguments {
     @Flag(help: "Stop at the first problem in an input, warnings included, instead of reporting it and going on; nothing is written.")
     var strict = false
 
+    @Option(help: ArgumentHelp(
+        "Memory for what a streamed read keeps besides the component it reads (K, M, G); past it, temporary files.",
+        valueName: "size"))
+    var memory: MemoryBudget = .default
+
     /// The reader these options describe.
     var reader: ICalReader { ICalReader(mode: strict ? .strict : .lenient) }
 
@@ -32,6 +37,17 @@ struct ReadingOptions: ParsableArguments {
             throw ExitCode(1)
         }
     }
+}
+
+extension MemoryBudget: ExpressibleByArgument {
+    /// Reads `--memory`'s value (`512M`, `2G`); nil (ArgumentParser's error, exit status 2)
+    /// for anything else.
+    public init?(argument: String) {
+        guard let budget = try? MemoryBudget(parsing: argument) else { return nil }
+        self = budget
+    }
+
+    public var defaultValueDescription: String { description }
 }
 
 /// Where output goes; shared by every command that writes a file.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ICalKit
 
 /// The plain spellings of `ical query`'s arguments, read without ArgumentParser's setup.
 ///
@@ -36,6 +37,7 @@ enum QueryFastLane {
         var store: String?
         var app: String?
         var output: String?
+        var memory: MemoryBudget?
 
         var rest = arguments[...]
         /// The value of a single-valued option given once: the next argument, not an option.
@@ -87,6 +89,9 @@ enum QueryFastLane {
             case "-o", "--output":
                 guard let next = value(once: output) else { return nil }
                 output = next
+            case "--memory":
+                guard let next = value(once: memory?.description), let budget = MemoryBudget(argument: next) else { return nil }
+                memory = budget
             case "--include-cancelled":
                 guard !includeCancelled else { return nil }
                 includeCancelled = true
@@ -106,6 +111,7 @@ enum QueryFastLane {
         // (QueryFastLaneTests runs every option through both readings).
         var reading = ReadingOptions()
         reading.strict = strict
+        reading.memory = memory ?? .default
         var storeOptions = StoreAppOptions()
         storeOptions.store = store
         storeOptions.app = app

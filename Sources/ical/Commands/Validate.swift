@@ -46,6 +46,11 @@ extension ICal {
         @Option(help: "The output format.")
         var format: Format = .text
 
+        @Option(help: ArgumentHelp(
+            "Memory for what a streamed read keeps besides the component it reads (K, M, G); past it, temporary files.",
+            valueName: "size"))
+        var memory: MemoryBudget = .default
+
         func run() throws {
             var summary = LintSummary()
             let linter = Linter()
