@@ -10,6 +10,50 @@ import Darwin
 
 /// Whole-file reads and atomic writes, with errors that name the path.
 package enum FileIO {
+    /// Makes standard input a regular file: when it is a pipe, a terminal or a socket, its
+    /// bytes are copied (a megabyte at a time) into an unlinked temporary file in `$TMPDIR`
+    /// (else /tmp), which then becomes descriptor 0, read from its start. Later reads of `-`,
+    /// whole or streamed, read that file. Nothing is done when standard input is a regular
+    /// file already. Memory holds one megabyte whatever the input's size; disk holds it all.
+    ///
+    /// - Throws: ``ICalError/Code-swift.struct/io`` when the temporary file cannot be made
+    ///   or written (a full disk), naming the folder.
+    package static func spoolStandardInput() throws(ICalError) {
+        var info = stat()
+        if fstat(0, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG { return }
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((folder + "/ical-stdin-XXXXXX").utf8CString)
+        let spool = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard spool >= 0 else {
+            throw ICalError(.io, "cannot make a temporary file for standard input in \(folder): \(String(cString: strerror(errno))) (set TMPDIR to a folder with room)", file: "<stdin>")
+        }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        defer { close(spool) }
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(0, buffer.baseAddress, chunk)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ICalError(.io, "cannot read: \(String(cString: strerror(errno)))", file: "<stdin>")
+            }
+            if count == 0 { break }
+            var written = 0
+            while written < count {
+                let done = write(spool, buffer.baseAddress! + written, count - written)
+                if done < 0 {
+                    if errno == EINTR { continue }
+                    throw ICalError(.io, "cannot keep standard input in \(folder): \(String(cString: strerror(errno))) (set TMPDIR to a folder with room)", file: "<stdin>")
+                }
+                written += done
+            }
+        }
+        guard lseek(spool, 0, SEEK_SET) == 0, dup2(spool, 0) == 0 else {
+            throw ICalError(.io, "cannot read standard input again: \(String(cString: strerror(errno)))", file: "<stdin>")
+        }
+    }
+
     /// Reads a whole file (or standard input for `-`), refusing more than `limit` bytes.
     package static func readAll(path: String, limit: Int) throws(ICalError) -> [UInt8] {
         let descriptor: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)

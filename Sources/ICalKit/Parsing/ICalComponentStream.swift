@@ -31,9 +31,15 @@ private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
 /// read stopped after ``ICalReader/Limits/maxDiagnostics`` problems, and components left out
 /// over ``ICalReader/Limits/maxComponents``.
 ///
-/// Only regular files in iCalendar are streamed: ``open(_:reader:)`` gives nil for standard
-/// input, jCal, and a file over ``ICalReader/Limits/maxInputSize`` (whose whole read reports
-/// the limit).
+/// Files of any size are streamed, and standard input (`-`) too: a pipe is first copied to
+/// an unlinked temporary file (``open(_:reader:)``), so that components can be read again
+/// from their places. ``ICalReader/Limits/maxInputSize`` bounds whole reads only; a stream
+/// is bounded per component instead: a content line (``ICalReader/Limits/maxLineLength``),
+/// the text of one top-level component (``ICalReader/Limits/maxComponentSize``), the
+/// components nested in it (``ICalReader/Limits/maxComponents``) and its properties. After
+/// ``ICalReader/Limits/maxDiagnostics`` problems a stream goes on reading and stops listing
+/// them (a whole read stops), so one bad property per event does not stop a
+/// million-event export. ``open(_:reader:)`` gives nil for jCal only.
 ///
 /// ```swift
 /// if let stream = try ICalComponentStream.open("big.ics") {
@@ -106,21 +112,32 @@ public final class ICalComponentStream {
     private let identity: [Int]
     /// The size of the parts the file is read in (package: tests read in parts of a few bytes).
     package var partSize = 1 << 20
+    /// Whether the descriptor is standard input's copy, which cannot be opened again by name.
+    private let isStandardInput: Bool
 
-    private init(reader: ICalReader, file: String, descriptor: Int32, size: Int, identity: [Int]) {
+    private init(reader: ICalReader, file: String, descriptor: Int32, size: Int, identity: [Int],
+                 isStandardInput: Bool = false) {
         self.reader = reader
         self.file = file
         self.descriptor = descriptor
         self.size = size
         self.identity = identity
+        self.isStandardInput = isStandardInput
     }
 
-    deinit { close() }
+    deinit {
+        if descriptor >= 0 { closeDescriptor(descriptor) }
+    }
+
+    /// The size of the file in bytes.
+    public var byteCount: Int { size }
 
     /// Closes the file; ``read(_:)`` and ``component(at:)`` open it again when called (and
     /// fail when it is no longer the same file). A caller that keeps many streams closes
-    /// them, so that they do not hold a descriptor each.
+    /// them, so that they do not hold a descriptor each. Standard input's stream keeps its
+    /// descriptor (there is no name to open again).
     public func close() {
+        if isStandardInput { return }
         if descriptor >= 0 { closeDescriptor(descriptor) }
         descriptor = -1
     }
@@ -145,25 +162,30 @@ public final class ICalComponentStream {
         return reopened
     }
 
-    /// Opens a file for streaming, or gives nil when it is not streamed: standard input
-    /// (`-`), anything but a regular file, jCal content, or a file larger than the reader's
-    /// ``ICalReader/Limits/maxInputSize``. Read those with
-    /// ``ICalReader/read(contentsOfFileInAnyFormat:)``.
+    /// Opens a file of any size for streaming, or gives nil for jCal content (read it with
+    /// ``ICalReader/read(contentsOfFileInAnyFormat:)``, which bounds it by
+    /// ``ICalReader/Limits/maxInputSize``). `-` is standard input: a pipe is first copied to
+    /// an unlinked temporary file in `$TMPDIR`, which becomes standard input, so a whole read
+    /// of `-` after a nil reads the same bytes; its diagnostics name `<stdin>`. A named pipe
+    /// or device is not a file to stream (nil: read it whole).
     ///
-    /// - Throws: ``ICalError/Code-swift.struct/io`` when the file cannot be opened.
+    /// - Throws: ``ICalError/Code-swift.struct/io`` when the file cannot be opened (or
+    ///   standard input cannot be copied).
     public static func open(_ path: String, reader: ICalReader = ICalReader()) throws(ICalError) -> ICalComponentStream? {
-        guard path != "-" else { return nil }
-        let descriptor = openForReading(path)
+        let isStandardInput = path == "-"
+        if isStandardInput { try FileIO.spoolStandardInput() }
+        let descriptor = isStandardInput ? fcntl(0, F_DUPFD_CLOEXEC, 0) : openForReading(path)
         guard descriptor >= 0 else {
-            throw ICalError(.io, "cannot open: \(String(cString: strerror(errno)))", file: path)
+            throw ICalError(.io, "cannot open: \(String(cString: strerror(errno)))", file: isStandardInput ? "<stdin>" : path)
         }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= reader.limits.maxInputSize else {
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             closeDescriptor(descriptor)
             return nil
         }
-        let stream = ICalComponentStream(reader: reader, file: path, descriptor: descriptor, size: Int(info.st_size),
-                                         identity: Self.identity(info))
+        let stream = ICalComponentStream(reader: reader, file: isStandardInput ? "<stdin>" : path, descriptor: descriptor,
+                                         size: Int(info.st_size), identity: Self.identity(info),
+                                         isStandardInput: isStandardInput)
         let head = try stream.bytes(0..<min(stream.size, 4096))
         return CalendarFormat.detect(head) == .iCalendar ? stream : nil
     }
@@ -199,8 +221,16 @@ public final class ICalComponentStream {
                 let isLast = offset + filled >= size
                 let boundary = isLast ? filled : Self.lastLineStart(buffer, filled)
                 guard let boundary else {
-                    // One content line longer than the buffer: read it whole (up to the size limit).
-                    if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+                    // One content line longer than the buffer: read it whole, up to the
+                    // longest line the reader reports (past that, the read stops here).
+                    if filled == buffer.count {
+                        guard buffer.count <= reader.limits.maxLineLength + partSize else {
+                            throw ICalError(.limitExceeded,
+                                            "a content line starting near byte \(offset) is longer than \(buffer.count) bytes (the limit is \(reader.limits.maxLineLength)); nothing after it was read",
+                                            file: file)
+                        }
+                        buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+                    }
                     continue
                 }
                 try buffer.withUnsafeBufferPointer { whole throws(ICalError) in
@@ -215,7 +245,8 @@ public final class ICalComponentStream {
                 offset += boundary
                 parser.base = offset
             }
-            return Summary(calendars: parser.calendars, componentCounts: counts, diagnostics: parser.diagnostics,
+            return Summary(calendars: parser.calendars, componentCounts: counts,
+                           diagnostics: parser.diagnostics + (parser.unlistedSummary.map { [$0] } ?? []),
                            isFaithful: parser.faithful)
         }
     }

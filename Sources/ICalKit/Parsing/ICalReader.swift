@@ -45,17 +45,24 @@ public struct ICalReader: Sendable {
         public var maxDepth: Int
         /// The most properties in one component (default 100,000).
         public var maxPropertiesPerComponent: Int
-        /// The most components in one input (default 5,000,000).
+        /// The most components in one input (default 5,000,000); in a streamed read, in one
+        /// top-level component.
         public var maxComponents: Int
-        /// After this many diagnostics the reader stops (default 1,000).
+        /// After this many diagnostics the reader stops (default 1,000); a streamed read
+        /// (``ICalComponentStream``) goes on and stops listing them.
         public var maxDiagnostics: Int
+        /// The longest text of one top-level component (a `VEVENT` with everything in it)
+        /// in a streamed read, in bytes (default 64 MiB): past it the component is left out
+        /// with an error. Whole reads are bounded by ``maxInputSize`` instead.
+        public var maxComponentSize: Int
 
         /// Creates limits; every argument has the documented default.
         public init(
             maxInputSize: Int = 256 << 20, maxLineLength: Int = 4 << 20, maxDepth: Int = 32,
             maxPropertiesPerComponent: Int = 100_000, maxComponents: Int = 5_000_000,
-            maxDiagnostics: Int = 1_000
+            maxDiagnostics: Int = 1_000, maxComponentSize: Int = 64 << 20
         ) {
+            self.maxComponentSize = maxComponentSize
             self.maxInputSize = maxInputSize
             self.maxLineLength = maxLineLength
             self.maxDepth = maxDepth
@@ -182,6 +189,18 @@ struct Parser {
     /// VCALENDAR property that follows one of its children, after the reader stopped, or
     /// after the component limit left components out.
     private(set) var faithful = true
+    /// The problems a stream found past ``ICalReader/Limits/maxDiagnostics`` (not kept).
+    private(set) var unlistedDiagnostics = 0
+    /// How many of ``unlistedDiagnostics`` are errors.
+    private(set) var unlistedErrors = 0
+
+    /// The line a stream ends its diagnostics with when it found more than it lists.
+    var unlistedSummary: Diagnostic? {
+        guard unlistedDiagnostics > 0 else { return nil }
+        return Diagnostic(unlistedErrors > 0 ? .error : .warning, .limitExceeded, line: physicalLine, file: file,
+                          message: "\(unlistedDiagnostics) more problems (\(unlistedErrors) of them errors) past the "
+                              + "limit of \(reader.limits.maxDiagnostics) listed; the whole input was read")
+    }
     /// The offset of the buffer given to ``feed(_:isLast:)`` in the whole input.
     var base = 0
     /// The number of the next physical line.
@@ -259,6 +278,16 @@ struct Parser {
             severity, code, line: line, file: file,
             component: component ?? stack.last?.component.name, property: property, message: message)
         if severity == .error && reader.mode == .strict { throw ICalError(diagnostic) }
+        if sink != nil {
+            // A stream reads on: the problems past the limit are counted, not kept.
+            if diagnostics.count < reader.limits.maxDiagnostics {
+                diagnostics.append(diagnostic)
+            } else {
+                unlistedDiagnostics += 1
+                if severity == .error { unlistedErrors += 1 }
+            }
+            return
+        }
         diagnostics.append(diagnostic)
         if diagnostics.count >= reader.limits.maxDiagnostics {
             let cap = Diagnostic(
@@ -583,6 +612,7 @@ struct Parser {
 
     private mutating func begin(_ name: String, line: Int) throws(ICalError) {
         if skipDepth > 0 { skipDepth += 1; return }
+        if try leftOutOversizedChild(line: line) { skipDepth += 1; return }
         guard !name.isEmpty, name.utf8.allSatisfy(ASCII.isNameByte) else {
             try report(.error, .syntax, line: line, "BEGIN has no valid component name ('\(name)'); line left out")
             return
@@ -617,6 +647,8 @@ struct Parser {
             skipDepth = 1
             return
         }
+        // A stream bounds the components of each top-level component, not of the input.
+        if sink != nil && stack.count == 1 { componentCount = 0 }
         componentCount += 1
         if componentCount > reader.limits.maxComponents {
             if !componentLimitReported {
@@ -690,8 +722,23 @@ struct Parser {
         }
     }
 
+    /// In a stream, leaves out the top-level component being read once its text is longer
+    /// than ``ICalReader/Limits/maxComponentSize`` (what is left of it is skipped up to its
+    /// END); true when it did.
+    private mutating func leftOutOversizedChild(line: Int) throws(ICalError) -> Bool {
+        guard sink != nil, stack.count >= 2, lineEndOffset - childStart > reader.limits.maxComponentSize else { return false }
+        let child = stack[1].component
+        let begun = child.line.map { " (BEGIN at line \($0))" } ?? ""
+        try report(.error, .limitExceeded, line: line, component: child.name,
+                   "\(child.name)\(begun) is longer than the limit of \(reader.limits.maxComponentSize) bytes; left out")
+        skipDepth = stack.count - 1
+        stack.removeSubrange(1...)
+        return true
+    }
+
     private mutating func property(_ property: Property) throws(ICalError) {
         if skipDepth > 0 { return }
+        if try leftOutOversizedChild(line: property.line ?? 0) { return }
         guard !stack.isEmpty else {
             try report(.error, .placement, line: property.line ?? 0, property: property.name,
                        "\(property.name) is outside any component; left out")

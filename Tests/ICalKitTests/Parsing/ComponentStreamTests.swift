@@ -85,15 +85,58 @@ import Testing
         #expect(summary.diagnostics.allSatisfy { $0.file == path && $0.severity == .error })
     }
 
-    @Test func notStreamedInputsAreNil() throws {
+    @Test func onlyJCalIsNotStreamedAndSizeIsNoLimit() throws {
         let folder = try TemporaryFiles()
         defer { folder.remove() }
-        #expect(try ICalComponentStream.open("-") == nil)
         let jcal = try folder.write("a.json", "  [\"vcalendar\",[],[]]")
         #expect(try ICalComponentStream.open(jcal) == nil)
-        let big = try folder.write("big.ics", "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
-        #expect(try ICalComponentStream.open(big, reader: ICalReader(limits: .init(maxInputSize: 10))) == nil)
+        // A file over maxInputSize is streamed: that limit bounds whole reads only.
+        let big = try folder.write("big.ics", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        let reader = ICalReader(limits: .init(maxInputSize: 10))
+        #expect(throws: ICalError.self) { _ = try reader.read(contentsOfFile: big) }
+        let stream = try #require(try ICalComponentStream.open(big, reader: reader))
+        var uids: [String] = []
+        let summary = try stream.read { if case .component(let item) = $0 { uids.append(item.component.uid ?? "") } }
+        #expect(uids == ["a"] && summary.diagnostics.isEmpty && summary.isFaithful)
         #expect(throws: ICalError.self) { _ = try ICalComponentStream.open(folder.path + "/missing.ics") }
+    }
+
+    /// A stream is bounded per component: one too long is left out with an error naming
+    /// its BEGIN line, and the components after it are read.
+    @Test func aComponentOverTheSizeLimitIsLeftOut() throws {
+        let folder = try TemporaryFiles()
+        defer { folder.remove() }
+        let long = String(repeating: "DESCRIPTION:padding padding padding\r\n", count: 200)
+        let text = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:big\r\n" + long
+            + "BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VALARM\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:c\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let path = try folder.write("a.ics", text)
+        let stream = try #require(try ICalComponentStream.open(path, reader: ICalReader(limits: .init(maxComponentSize: 2_000))))
+        stream.partSize = 64
+        var uids: [String] = []
+        let summary = try stream.read { if case .component(let item) = $0 { uids.append(item.component.uid ?? "") } }
+        #expect(uids == ["a", "c"])
+        #expect(summary.diagnostics.count == 1)
+        #expect(summary.diagnostics.first?.code == .limitExceeded)
+        #expect(summary.diagnostics.first?.message.contains("BEGIN at line 5") == true)
+    }
+
+    /// Past maxDiagnostics a stream reads on (a whole read stops) and ends with a count of
+    /// the problems it did not list.
+    @Test func aStreamReadsOnPastTheDiagnosticLimit() throws {
+        let folder = try TemporaryFiles()
+        defer { folder.remove() }
+        var text = "BEGIN:VCALENDAR\r\n"
+        for index in 0..<30 { text += "BEGIN:VEVENT\r\nUID:\(index)\r\nDTSTART:20261341T100000Z\r\nEND:VEVENT\r\n" }
+        text += "END:VCALENDAR\r\n"
+        let path = try folder.write("a.ics", text)
+        let reader = ICalReader(limits: .init(maxDiagnostics: 10))
+        let stream = try #require(try ICalComponentStream.open(path, reader: reader))
+        var count = 0
+        let summary = try stream.read { if case .component = $0 { count += 1 } }
+        #expect(count == 30)
+        #expect(summary.diagnostics.count == 11)
+        #expect(summary.diagnostics.last?.message.hasPrefix("20 more problems (20 of them errors)") == true)
+        #expect(summary.diagnostics.last?.severity == .error)
     }
 
     // MARK: Writer
