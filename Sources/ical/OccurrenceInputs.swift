@@ -150,9 +150,9 @@ struct OccurrenceInputs: ParsableArguments {
     /// stream is stepped.
     func fileMatchStream(in window: QueryWindow, kinds: Set<ComponentKind>, zone: any TimeZoneRules,
                          includingCancelled: Bool, gate: PathGate) throws -> OccurrenceQuery.Stream {
-        let sources = try fileSources(gate: gate)
         var query = OccurrenceQuery(window: window.start..<window.end, floatingZone: zone, kinds: kinds)
         query.includesCancelled = includingCancelled
+        let sources = try fileSources(gate: gate, streamingFor: query)
         let stream = query.stream(sources)
         // The trees read are not needed again, and the process ends after printing:
         // leave them (and the stream's, with X-WR-TIMEZONE applied) to the exit rather than
@@ -163,13 +163,50 @@ struct OccurrenceInputs: ParsableArguments {
         return stream
     }
 
+    /// How many times its size a file's tree takes in memory when it is read whole (the
+    /// tree, the parts read on every core, and the query's state; measured about 5.5).
+    static let wholeReadFactor = 6
+
     /// The input files' calendars (after --calendar), one source per file: a file's
     /// VCALENDARs are one set of versions (``SeriesVersions``), as import makes them, so the
     /// same UID in two of them is one series, not two.
-    func fileSources(gate: PathGate) throws -> [OccurrenceQuery.Source] {
+    ///
+    /// With a query, files are read whole (on every core) while their trees fit in
+    /// `--memory`; a file that would not is streamed
+    /// (``OccurrenceQuery/source(streaming:name:memory:including:)``): memory then holds
+    /// the series that may touch the query's window, not the file. Standard input is
+    /// copied to a temporary file first, so it is no different.
+    func fileSources(gate: PathGate, streamingFor query: OccurrenceQuery? = nil) throws -> [OccurrenceQuery.Source] {
         var sources: [OccurrenceQuery.Source] = []
+        var wholeBytes = 0
         for input in inputs {
             for path in try gate.expand(inputOf: input) {
+                if let query {
+                    let stream: ICalComponentStream?
+                    do { stream = try ICalComponentStream.open(path, reader: reading.reader) } catch {
+                        printError("\(error)")
+                        throw ExitCode(1)
+                    }
+                    if let stream {
+                        let size = stream.byteCount
+                        if (wholeBytes + size).multipliedReportingOverflow(by: Self.wholeReadFactor).partialValue
+                            > reading.memory.bytes || size > reading.reader.limits.maxInputSize {
+                            let streamed: OccurrenceQuery.StreamedSource
+                            do {
+                                streamed = try query.source(streaming: stream, name: path == "-" ? "<stdin>" : path,
+                                                            memory: reading.memory,
+                                                            including: { matchesCalendarFilter($0, path: path) })
+                            } catch {
+                                printError("\(error)")
+                                throw ExitCode(1)
+                            }
+                            try reading.report(streamed.diagnostics, of: path)
+                            if let source = streamed.source { sources.append(source) }
+                            continue
+                        }
+                        wholeBytes += size
+                    }
+                }
                 let result = try reading.read(path)
                 let calendars = result.calendars.filter { matchesCalendarFilter($0, path: path) }
                 if let calendar = SeriesVersions.merged(calendars) {
