@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Inputs past the old whole-read limit of 256 MiB, made on the fly: `ical query` reads a
+/// 300 MB file and the same bytes from a pipe, answers, and its peak memory (the child's
+/// `ru_maxrss` from `wait4`) stays under a bound far below the file's size.
+@Suite(.serialized) struct LargeInputTests {
+    /// A hundred events of 3 MB each (a folded DESCRIPTION of three million bytes, under
+    /// the 4 MiB line limit): three in March 2026, the rest in 2025.
+    static let eventCount = 100
+
+    static func generate(_ write: (Data) throws -> Void) throws {
+        let description = "DESCRIPTION:" + String(repeating: "x", count: 3_000_000)
+        var folded = String(description.prefix(75))
+        var rest = description.dropFirst(75)
+        while !rest.isEmpty {
+            folded += "\r\n " + rest.prefix(74)
+            rest = rest.dropFirst(74)
+        }
+        let body = Data((folded + "\r\n").utf8)
+        try write(Data("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//OpenEventKit//Tests//EN\r\n".utf8))
+        for index in 0..<eventCount {
+            let day = index < 3 ? String(format: "202603%02d", index + 1) : String(format: "2025%02d%02d", index % 12 + 1, index % 28 + 1)
+            try write(Data("BEGIN:VEVENT\r\nUID:big-\(index)@example.com\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:\(day)T100000Z\r\nDURATION:PT1H\r\nSUMMARY:Event \(index)\r\n".utf8))
+            try write(body)
+            try write(Data("END:VEVENT\r\n".utf8))
+        }
+        try write(Data("END:VCALENDAR\r\n".utf8))
+    }
+
+    /// The three March events, as `ical query` lists them.
+    static let expected = ["Event 0", "Event 1", "Event 2"]
+
+    /// Runs `ical` with `stdin` (a file's path, or a generator writing into a pipe) and
+    /// returns its status, standard output and peak resident memory in bytes.
+    static func run(_ arguments: [String], stdinFile: String? = nil, generating: Bool = false)
+        throws -> (status: Int32, stdout: String, peak: Int) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("large-input-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outputPath = folder.appendingPathComponent("out.txt").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var pipeEnds: [Int32] = [-1, -1]
+        if let stdinFile {
+            posix_spawn_file_actions_addopen(&actions, 0, stdinFile, O_RDONLY, 0)
+        } else if generating {
+            #expect(pipe(&pipeEnds) == 0)
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+            posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, folder.appendingPathComponent("err.txt").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let environment = ["TZ=UTC", "LC_ALL=C.UTF-8", "HOME=\(folder.path)", "TMPDIR=\(folder.path)",
+                           "PATH=/usr/bin:/bin", "ICAL_NOW=2026-11-22T10:00:00"]
+        let argv = [ICalRunner.executable.path] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        var cEnvironment = environment.map { strdup($0) } + [nil]
+        defer { (cArguments + cEnvironment).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, ICalRunner.executable.path, &actions, nil, &cArguments, &cEnvironment)
+        try #require(spawned == 0)
+        if generating {
+            close(pipeEnds[0])
+            let handle = FileHandle(fileDescriptor: pipeEnds[1], closeOnDealloc: true)
+            try generate { try handle.write(contentsOf: $0) }
+            try handle.close()
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exitStatus, output, usage.ru_maxrss * 1024)
+    }
+
+    /// The bound: the process itself (code and libraries, about 45 MB in a debug build),
+    /// one 3 MB component and the parts the stream reads, with room to spare; a whole read
+    /// of the file would take five times its 300 MB.
+    static let peakBound = 160 << 20
+
+    @Test func aFilePastTheOldLimitIsQueriedInBoundedMemory() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("large-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("big.ics").path
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try Self.generate { try handle.write(contentsOf: $0) }
+        try handle.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 256 << 20)
+
+        let result = try Self.run(["query", path, "--between", "2026-03-01", "2026-04-01", "--memory", "32M"])
+        #expect(result.status == 0)
+        #expect(Self.expected.allSatisfy { result.stdout.contains($0) })
+        #expect(!result.stdout.contains("Event 3"))
+        #expect(result.peak < Self.peakBound, "peak \(result.peak >> 20) MiB")
+    }
+
+    @Test func standardInputPastTheOldLimitIsQueriedInBoundedMemory() throws {
+        let result = try Self.run(["query", "-", "--between", "2026-03-01", "2026-04-01", "--memory", "32M"], generating: true)
+        #expect(result.status == 0)
+        #expect(Self.expected.allSatisfy { result.stdout.contains($0) })
+        #expect(result.peak < Self.peakBound, "peak \(result.peak >> 20) MiB")
+    }
+}
