@@ -25,8 +25,8 @@
 #   SWIFT, CC
 #
 # Files: the generated calendars are cached in work/ under the names run.sh gives them
-# (events-N-seedS-HASH.ics; about 620 MB at 10^6 events) and kept; stores, query output
-# and converted files go to work/scale/ and are removed after each size.
+# (events-N-seedS-HASH.ics; 676 MB at 10^6 events) and kept; stores, query output and
+# converted files go to work/scale/, removed at the end of the run (also when it stops).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -221,7 +221,9 @@ for size in $SIZES; do
         skip "$size" query-cold "no store: the import was $status"
         skip "$size" query-warm "no store: the import was $status"
     fi
-    rm -rf "$store" "$scratch/$size"-*.out
+    # The store stays until the end of the run (removed with work/scale/): ext4 creates files
+    # slowly right after many were deleted, which would land on the next size's import.
+    rm -f "$scratch/$size"-*.out
 
     # The same month from the file itself, and the file converted to jCal.
     if step "$size" query-file "$ICAL" query --at "$MONTH" --tz UTC --component VEVENT --format json "$file"; then
@@ -293,6 +295,7 @@ rows() {
                 -v name="$name" -v extra="$extra" '
                 function num(x) { return x ~ /^[0-9.]+$/ }
                 function t(ms) { return ms >= 100000 ? sprintf("%.0f s", ms / 1000) : ms >= 1000 ? sprintf("%.1f s", ms / 1000) : sprintf("%.0f ms", ms) }
+                function r(x) { return x < 0.1 ? sprintf("%.3f", x) : sprintf("%.2f", x) }
                 function per10(a, b) { return sprintf("%.1fx", (a / b) ^ (1 / (log(size / psize) / log(10)))) }
                 BEGIN {
                     mb = num(bytes) ? sprintf("%.1f", bytes / 1e6) : "-"
@@ -308,7 +311,7 @@ rows() {
                     tg = "-"; mg = "-"
                     if (num(pwall) && num(psize) && psize > 0 && size != psize && pwall > 0 && ppeak > 0) { tg = per10(wall, pwall); mg = per10(peak, ppeak) }
                     tr = "-"; mr = "-"
-                    if (name != "libical" && bstatus == "ok" && bwall > 0 && bpeak > 0) { tr = sprintf("%.2f", wall / bwall); mr = sprintf("%.2f", peak / bpeak) }
+                    if (name != "libical" && bstatus == "ok" && bwall > 0 && bpeak > 0) { tr = r(wall / bwall); mr = r(peak / bpeak) }
                     if (name == "libical") { tr = "1.00"; mr = "1.00" }
                     printf "| %s | %s | %s | %s | %s | %s (sys %s) | %.0f | %s | %s | %s | %s | %s |\n",
                         size, mb, label, shown, t(wall), t(user + sys), t(sys), peak * 1024 / 1e6, tg, mg, tr, mr, extra
@@ -344,7 +347,7 @@ report() {
     echo
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $minutes min; \`sh Benchmarks/scale.sh\` (sizes: $SIZES)"
     echo "- Machine: $(nproc) cores (${cpu:-$(uname -m)}), $memory memory, $(uname -s) $(uname -r), file system $(stat -f -c %T "$here/work" 2>/dev/null || echo unknown)"
-    echo "- Swift $swift_version (release build), libical $(pkg-config --modversion libical 2>/dev/null || echo unknown); \`ical\`: $ICAL ($("$ICAL" --version 2>/dev/null | head -n 1))"
+    echo "- Swift $swift_version (release build), libical $(pkg-config --modversion libical 2>/dev/null || echo unknown); \`ical\`: ${ICAL#"$top"/} ($("$ICAL" --version 2>/dev/null | head -n 1))"
     echo "- Load average (1 min) before and after measuring: $load_before and $load_after on $(nproc) cores"
     echo "- Limits per step: $TIMEOUT s (BENCH_SCALE_TIMEOUT), address space $( [ "$MEMORY_MIB" = 0 ] && echo "unlimited" || echo "$MEMORY_MIB MiB") (BENCH_SCALE_MEMORY); month $MONTH (UTC); seed $SEED; one run of each step"
     echo
@@ -368,4 +371,6 @@ mkdir -p "$(dirname "$RESULTS")"
 report >"$RESULTS.tmp"
 mv "$RESULTS.tmp" "$RESULTS"
 cat "$RESULTS"
+say "scale: removing the stores and outputs (work/scale/)"
+rm -rf "$scratch"
 say "scale: table written to $RESULTS"
