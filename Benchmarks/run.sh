@@ -463,3 +463,4 @@ if [ "${BENCH_RULES:-1}" = 1 ]; then sh "$here/rules.sh"; fi    # rule expansion
 if [ "${BENCH_MEMORY:-1}" = 1 ]; then sh "$here/memory.sh"; fi  # peak memory of import and convert (issue 15): Benchmarks/memory.sh; BENCH_MEMORY=0 skips it
 if [ "${BENCH_EXPANSION:-1}" = 1 ]; then sh "$here/expansion-query.sh"; fi  # a query that is mostly expansion, against libical (issue 19): Benchmarks/expansion-query.sh; BENCH_EXPANSION=0 skips it
 if [ "${BENCH_BROKER:-1}" = 1 ]; then sh "$here/broker.sh"; fi  # in process and through the broker (issue 37): Benchmarks/broker.sh; BENCH_BROKER=0 skips it
+if [ "${BENCH_SCALE:-1}" = 1 ]; then sh "$here/scale.sh"; fi  # 10^4 to 10^6 events: import, store and file queries, convert (issue 42): Benchmarks/scale.sh; BENCH_SCALE=0 skips it
