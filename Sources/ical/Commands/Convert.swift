@@ -57,6 +57,12 @@ extension ICal {
                 existing file is replaced only when it holds the same UID; any other file in
                 the way stops the split before anything is written.
 
+                Files and standard input (-) of any size are converted one component at a
+                time (ics, jcal, json, csv); what is kept across components stays within
+                --memory (default 512M). A file whose calendar properties or VTIMEZONEs
+                come after its events is read twice. jCal input, and --repair and --split,
+                read their inputs whole, up to 256 MiB each.
+
                 Examples:
                   ical convert export.ics -o clean.ics
                   ical convert export.ics --to jcal --pretty > export.json
@@ -66,6 +72,7 @@ extension ICal {
                   ical convert calendar.ics --to json | jq '.[].summary'
                   ical convert calendar.ics --to csv -o calendar.csv
                   ical convert --repair --split ~/.calendars/work/ google.ics outlook.ics
+                  gunzip -c export.ics.gz | ical convert - --to csv --memory 256M > export.csv
                 """)
 
         /// Output formats.
