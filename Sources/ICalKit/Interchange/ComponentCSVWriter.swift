@@ -27,16 +27,22 @@ public struct ComponentCSVWriter: Sendable {
 
     /// The CSV text for summaries.
     public func string(_ summaries: [ComponentSummary]) -> String {
-        var rows = [Self.row(Self.columns)]
-        for summary in summaries {
-            rows.append(Self.row([
-                summary.uid ?? "", summary.summary ?? "", summary.start ?? "", summary.end ?? "",
-                summary.allDay ? "true" : "false", summary.timeZone ?? "", summary.location ?? "",
-                summary.description ?? "", summary.recurrenceRule ?? "", summary.status ?? "",
-                summary.categories.joined(separator: ","),
-            ]))
-        }
-        return rows.joined()
+        ([Self.headerRow] + summaries.map(row)).joined()
+    }
+
+    /// The header row, with its CRLF.
+    public static var headerRow: String { row(columns) }
+
+    /// One summary's row, with its CRLF: ``headerRow`` and then each summary's row make
+    /// the text ``string(_:)`` gives, one summary at a time (what `ical convert --to csv`
+    /// writes a file of any size with).
+    public func row(_ summary: ComponentSummary) -> String {
+        Self.row([
+            summary.uid ?? "", summary.summary ?? "", summary.start ?? "", summary.end ?? "",
+            summary.allDay ? "true" : "false", summary.timeZone ?? "", summary.location ?? "",
+            summary.description ?? "", summary.recurrenceRule ?? "", summary.status ?? "",
+            summary.categories.joined(separator: ","),
+        ])
     }
 
     /// Writes the CSV atomically to a file, or to standard output for `-`.

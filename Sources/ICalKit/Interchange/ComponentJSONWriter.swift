@@ -34,11 +34,25 @@ public struct ComponentJSONWriter: Sendable {
 
     /// The JSON text for summaries, ending with a newline.
     public func string(_ summaries: [ComponentSummary]) -> String {
-        let objects = summaries.map { Self.json($0).serialized(pretty: pretty) }
-        if pretty {
-            return objects.isEmpty ? "[]\n" : "[\n  " + objects.joined(separator: ",\n  ") + "\n]\n"
-        }
-        return "[" + objects.joined(separator: ",") + "]\n"
+        var text = ""
+        for (index, summary) in summaries.enumerated() { text += element(summary, index: index) }
+        return text + end(count: summaries.count)
+    }
+
+    /// The text of one summary in the array, with what goes before it: the opening bracket
+    /// for the first (`index` 0), a comma for the others. With ``end(count:)`` after the
+    /// last, the elements make the text ``string(_:)`` gives, one summary at a time (what
+    /// `ical convert --to json` writes a file of any size with).
+    public func element(_ summary: ComponentSummary, index: Int) -> String {
+        let object = Self.json(summary).serialized(pretty: pretty)
+        if pretty { return (index == 0 ? "[\n  " : ",\n  ") + object }
+        return (index == 0 ? "[" : ",") + object
+    }
+
+    /// What ends the array after `count` elements (``element(_:index:)``), newline included.
+    public func end(count: Int) -> String {
+        if pretty { return count == 0 ? "[]\n" : "\n]\n" }
+        return count == 0 ? "[]\n" : "]\n"
     }
 
     /// Writes the JSON atomically to a file, or to standard output for `-`.

@@ -47,9 +47,14 @@ public struct LintSummary: Sendable, Hashable {
 
     /// `3 files, 10 components: 0 errors, 1 warning`.
     public var line: String {
+        Self.line(files: fileCount, components: componentCount, errors: errorCount, warnings: warningCount)
+    }
+
+    /// The summary line for these counts.
+    static func line(files: Int, components: Int, errors: Int, warnings: Int) -> String {
         func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
-        return "\(count(fileCount, "file")), \(count(componentCount, "component")): "
-            + "\(count(errorCount, "error")), \(count(warningCount, "warning"))"
+        return "\(count(files, "file")), \(count(components, "component")): "
+            + "\(count(errors, "error")), \(count(warnings, "warning"))"
     }
 
     /// The summary as one JSON object, members in this order:
@@ -62,7 +67,22 @@ public struct LintSummary: Sendable, Hashable {
     ///
     /// With `pretty`, each finding is on its own line. The text ends with a newline.
     public func json(pretty: Bool = false) -> String {
-        let findingTexts = findings.map { finding in
+        let findingTexts = findings.map { Self.json($0, pretty: pretty) }
+        let head = Self.jsonHead(files: fileCount, components: componentCount, errors: errorCount, warnings: warningCount)
+        if pretty && !findingTexts.isEmpty {
+            return head + "[\n  " + findingTexts.joined(separator: ",\n  ") + "\n]}\n"
+        }
+        return head + "[" + findingTexts.joined(separator: ",") + "]}\n"
+    }
+
+    /// What ``json(pretty:)`` writes before the findings' array.
+    public static func jsonHead(files: Int, components: Int, errors: Int, warnings: Int) -> String {
+        "{\"files\":\(files),\"components\":\(components),\"errors\":\(errors),"
+            + "\"warnings\":\(warnings),\"findings\":"
+    }
+
+    /// One finding as ``json(pretty:)`` writes it.
+    public static func json(_ finding: LintFinding, pretty: Bool = false) -> String {
             JCalJSON.object([
                 .init(key: "file", value: .string(finding.file)),
                 .init(key: "line", value: .number(String(finding.line))),
@@ -72,12 +92,5 @@ public struct LintSummary: Sendable, Hashable {
                 .init(key: "property", value: finding.property.map(JCalJSON.string) ?? .null),
                 .init(key: "message", value: .string(finding.message)),
             ]).serialized(pretty: pretty)
-        }
-        let head = "{\"files\":\(fileCount),\"components\":\(componentCount),\"errors\":\(errorCount),"
-            + "\"warnings\":\(warningCount),\"findings\":"
-        if pretty && !findingTexts.isEmpty {
-            return head + "[\n  " + findingTexts.joined(separator: ",\n  ") + "\n]}\n"
-        }
-        return head + "[" + findingTexts.joined(separator: ",") + "]}\n"
     }
 }

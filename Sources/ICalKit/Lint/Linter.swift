@@ -103,24 +103,9 @@ public struct Linter: Sendable {
     }
 
     private func check(_ calendar: Component, file: String) -> [LintFinding] {
-        var findings: [LintFinding] = []
-        let calendarLine = calendar.line ?? 0
         guard calendar.matches(.calendar) else { return [] }
-        if calendar.property(.version) == nil {
-            findings.append(LintFinding(.warning, .missingVersion, file: file, line: calendarLine, component: "VCALENDAR",
-                                        message: "VCALENDAR has no VERSION (RFC 5545 requires VERSION:2.0)"))
-        }
-        if calendar.property(.productIdentifier) == nil {
-            findings.append(LintFinding(.warning, .missingProductIdentifier, file: file, line: calendarLine, component: "VCALENDAR",
-                                        message: "VCALENDAR has no PRODID (RFC 5545 requires one)"))
-        }
         let resolver = TimeZoneResolver(calendar: calendar, file: file, comparisonYears: Self.years(usedIn: calendar))
-        for diagnostic in resolver.diagnostics where diagnostic.component == "VTIMEZONE" || diagnostic.property != nil
-            && ASCII.equalsIgnoringCase(diagnostic.property ?? "", PropertyKind.calendarTimeZone.rawValue) {
-            var finding = LintFinding(diagnostic, file: file)
-            finding.rule = .timeZone
-            findings.append(finding)
-        }
+        var findings = Self.calendarFindings(calendar, resolver: resolver, file: file)
         let hasMethod = calendar.property(.method) != nil
         var reportedTimeZones: Set<String> = []
         for component in calendar.components where !component.matches(.timeZone) {
@@ -130,7 +115,30 @@ public struct Linter: Sendable {
         return findings
     }
 
-    private func check(_ component: Component, file: String, resolver: TimeZoneResolver, hasMethod: Bool,
+    /// The findings about a VCALENDAR itself: its VERSION and PRODID, its VTIMEZONEs and
+    /// X-WR-TIMEZONE (as `resolver`, made for it, reports them).
+    static func calendarFindings(_ calendar: Component, resolver: TimeZoneResolver, file: String) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        let calendarLine = calendar.line ?? 0
+        if calendar.property(.version) == nil {
+            findings.append(LintFinding(.warning, .missingVersion, file: file, line: calendarLine, component: "VCALENDAR",
+                                        message: "VCALENDAR has no VERSION (RFC 5545 requires VERSION:2.0)"))
+        }
+        if calendar.property(.productIdentifier) == nil {
+            findings.append(LintFinding(.warning, .missingProductIdentifier, file: file, line: calendarLine, component: "VCALENDAR",
+                                        message: "VCALENDAR has no PRODID (RFC 5545 requires one)"))
+        }
+        for diagnostic in resolver.diagnostics where diagnostic.component == "VTIMEZONE" || diagnostic.property != nil
+            && ASCII.equalsIgnoringCase(diagnostic.property ?? "", PropertyKind.calendarTimeZone.rawValue) {
+            var finding = LintFinding(diagnostic, file: file)
+            finding.rule = .timeZone
+            findings.append(finding)
+        }
+        return findings
+    }
+
+    /// The findings about one component of a calendar (not a VTIMEZONE) and those inside it.
+    func check(_ component: Component, file: String, resolver: TimeZoneResolver, hasMethod: Bool,
                        reportedTimeZones: inout Set<String>) -> [LintFinding] {
         var findings: [LintFinding] = []
         let name = component.name.uppercased()
@@ -204,8 +212,18 @@ public struct Linter: Sendable {
     /// VTIMEZONEs are compared with tzdata. A VTIMEZONE that states only today's rules (as
     /// most programs write them) then is not reported for disagreeing in 1970.
     static func years(usedIn calendar: Component) -> ClosedRange<Int> {
-        var lower = Int.max, upper = Int.min
-        func walk(_ component: Component) {
+        var span = YearSpan()
+        span.add(calendar)
+        return span.years
+    }
+
+    /// ``years(usedIn:)`` gathered one component at a time (a streamed read).
+    struct YearSpan {
+        private var lower = Int.max, upper = Int.min
+
+        /// Adds the zoned values of `component` and, with `children`, of those below it
+        /// (VTIMEZONEs passed over).
+        mutating func add(_ component: Component, children: Bool = true) {
             guard !component.matches(.timeZone) else { return }
             let recurring = component.property(.recurrenceRule) != nil
             for property in component.properties where property[parameter: .timeZoneIdentifier] != nil {
@@ -214,12 +232,15 @@ public struct Linter: Sendable {
                     upper = max(upper, value.date.year + (recurring ? 20 : 0))
                 }
             }
-            component.components.forEach(walk)
+            if children { for child in component.components { add(child) } }
         }
-        walk(calendar)
-        guard lower <= upper else { return 1970...2037 }
-        let clampedLower = min(max(lower, 1970), 2037)
-        return clampedLower...max(clampedLower, min(upper, 2037))
+
+        /// The years, clamped to 1970...2037 (all of them when nothing was added).
+        var years: ClosedRange<Int> {
+            guard lower <= upper else { return 1970...2037 }
+            let clampedLower = min(max(lower, 1970), 2037)
+            return clampedLower...max(clampedLower, min(upper, 2037))
+        }
     }
 
     /// INTERVAL=0, COUNT=0 and an UNTIL of the wrong type for DTSTART, read from the text.

@@ -98,6 +98,13 @@ public struct TimeZoneResolver: Sendable {
     ///   - comparisonYears: The years over which an embedded VTIMEZONE with an IANA name
     ///     is compared with tzdata (default 1970...2037).
     public init(calendar: Component, file: String? = nil, comparisonYears: ClosedRange<Int> = 1970...2037) {
+        self.init(calendar: calendar, file: file, comparisonYears: comparisonYears, childUses: nil)
+    }
+
+    /// As ``init(calendar:file:comparisonYears:)``, with the TZID uses of the calendar's
+    /// children gathered by the caller (a streamed read, whose `calendar` holds only its
+    /// properties and VTIMEZONEs) instead of walked here.
+    init(calendar: Component, file: String?, comparisonYears: ClosedRange<Int>, childUses: TZIDUses?) {
         self.file = file
         self.comparisonYears = comparisonYears
         var diagnostics: [Diagnostic] = []
@@ -132,7 +139,9 @@ public struct TimeZoneResolver: Sendable {
         // years its values span (the children of a large calendar in parts, one per core).
         var walk = TZIDUses()
         walk.visit(calendar, children: false)
-        if !calendar.matches(.timeZone) {
+        if let childUses {
+            walk.add(childUses)
+        } else if !calendar.matches(.timeZone) {
             let children = calendar.components
             let parts = Threads.parts(of: children.count)
             if parts > 1 {

@@ -57,6 +57,12 @@ extension ICal {
                 existing file is replaced only when it holds the same UID; any other file in
                 the way stops the split before anything is written.
 
+                Files and standard input (-) of any size are converted one component at a
+                time (ics, jcal, json, csv); what is kept across components stays within
+                --memory (default 512M). A file whose calendar properties or VTIMEZONEs
+                come after its events is read twice. jCal input, and --repair and --split,
+                read their inputs whole, up to 256 MiB each.
+
                 Examples:
                   ical convert export.ics -o clean.ics
                   ical convert export.ics --to jcal --pretty > export.json
@@ -66,6 +72,7 @@ extension ICal {
                   ical convert calendar.ics --to json | jq '.[].summary'
                   ical convert calendar.ics --to csv -o calendar.csv
                   ical convert --repair --split ~/.calendars/work/ google.ics outlook.ics
+                  gunzip -c export.ics.gz | ical convert - --to csv --memory 256M > export.csv
                 """)
 
         /// Output formats.
@@ -174,39 +181,40 @@ extension ICal {
             }
         }
 
-        /// ics and jCal output without --repair and --split, written component by component
-        /// as the files are read (``ICalComponentStream``, ``CalendarStreamWriter``): memory
-        /// holds one component and a megabyte of output, not the files' trees. The output
-        /// goes to a temporary file first and is put in place at the end, so a failure
-        /// writes nothing. An input that is not streamed (standard input, jCal, a calendar
-        /// property after a component, …) is read whole, alone. The bytes are those of
-        /// ``write(_:)``. Returns false, having done nothing, when the conversion is not
-        /// streamed (other formats, --repair, --split, output into a store).
+        /// Output without --repair and --split, written component by component as the files
+        /// are read (``ICalComponentStream``; ``CalendarStreamWriter`` for ics and jCal, one
+        /// ``ComponentSummary`` at a time for json and csv): memory holds one component, a
+        /// megabyte of output and, for json and csv, each calendar's VTIMEZONEs (up to a
+        /// quarter of --memory), not the files' trees. Standard input is streamed too (copied
+        /// to a temporary file first). The output goes to a temporary file first and is put in
+        /// place at the end, so a failure writes nothing; the bytes are those of ``write(_:)``.
+        ///
+        /// A file is read a second time when what comes late changes what was written: a
+        /// VCALENDAR property after its components (ics, jCal), a VTIMEZONE after the events
+        /// it resolves (json, csv). Only jCal input, a named pipe or device, and a file the
+        /// stream cannot give exactly (a component over the component limit) within the
+        /// whole-read limit are read whole. Returns false, having done nothing, when the
+        /// conversion is not streamed (--repair, --split, output into a store).
         private func runStreamed(_ gate: PathGate) throws -> Bool {
-            guard split == nil, !repair, to == .ics || to == .jcal else { return false }
+            guard split == nil, !repair else { return false }
             if case .store = gate.destination(output.output) { return false }
             guard let spool = try? SpooledOutput() else { return false }
-            var writer = CalendarStreamWriter(format: to == .ics ? .iCalendar : .jCal, pretty: pretty)
+            var sink = Sink(format: to, pretty: pretty)
             var buffer: [UInt8] = []
-            var calendars = 0
-            // jCal: where the second VCALENDAR starts in the spool (the first needs re-indenting).
-            var firstCalendarEnd: Int?
             var failure: ICalError?
+            if to == .csv { buffer += Array(ComponentCSVWriter.headerRow.utf8) }
             func take() throws {
                 do { try spool.take(&buffer) } catch {
                     printError("\(error)")
                     throw ExitCode(1)
                 }
             }
-            func beginCalendar(_ header: Component) {
-                if calendars == 1 && to == .jcal {
+            func flushIfLarge() {
+                if buffer.count >= 1 << 16 {
                     do throws(ICalError) { try spool.take(&buffer) } catch { failure = failure ?? error }
-                    firstCalendarEnd = spool.count
-                    writer.continueAsSeveral()
                 }
-                writer.beginCalendar(header, to: &buffer)
-                calendars += 1
             }
+            let zoneBudget = reading.memory.bytes / 4
             for input in inputs {
                 for path in try gate.expand(inputOf: input) {
                     let name = path == "-" ? "<stdin>" : path
@@ -215,25 +223,29 @@ extension ICal {
                     if let stream = (try? ICalComponentStream.open(path, reader: reading.reader)) ?? nil {
                         try take()
                         let mark = spool.count
-                        let saved = (writer, calendars, firstCalendarEnd)
-                        var open = -1
+                        let saved = sink
+                        var pass = Pass(file: name, headers: nil, zones: [])
                         let summary: ICalComponentStream.Summary
                         do {
                             summary = try stream.read { event in
-                                switch event {
-                                case .component(let item):
-                                    if item.calendarIndex != open {
-                                        beginCalendar(item.calendar)
-                                        open = item.calendarIndex
-                                    }
-                                    writer.append(item.component, to: &buffer)
-                                case .endOfCalendar(let header, let index):
-                                    if index != open { beginCalendar(header) }
-                                    writer.endCalendar(header, to: &buffer)
-                                    open = -1
-                                }
-                                if buffer.count >= 1 << 16 {
-                                    do throws(ICalError) { try spool.take(&buffer) } catch { failure = failure ?? error }
+                                guard failure == nil else { return }
+                                do throws(ICalError) {
+                                    try sink.take(event, pass: &pass, spool: spool, buffer: &buffer, zoneBudget: zoneBudget)
+                                } catch { failure = error }
+                                flushIfLarge()
+                            }
+                            if failure == nil && pass.late {
+                                // Second pass: every calendar's properties and VTIMEZONEs are known.
+                                buffer.removeAll()
+                                try spool.truncate(to: mark)
+                                sink = saved
+                                var second = Pass(file: name, headers: summary.calendars, zones: pass.zones)
+                                _ = try stream.read { event in
+                                    guard failure == nil else { return }
+                                    do throws(ICalError) {
+                                        try sink.take(event, pass: &second, spool: spool, buffer: &buffer, zoneBudget: zoneBudget)
+                                    } catch { failure = error }
+                                    flushIfLarge()
                                 }
                             }
                         } catch {
@@ -244,7 +256,7 @@ extension ICal {
                             printError("\(failure)")
                             throw ExitCode(1)
                         }
-                        if summary.isFaithful {
+                        if summary.isFaithful || pass.late || stream.byteCount > reading.reader.limits.maxInputSize {
                             streamed = true
                             try reading.report(summary.diagnostics, of: path)
                             if summary.calendars.isEmpty {
@@ -257,7 +269,7 @@ extension ICal {
                                 printError("\(error)")
                                 throw ExitCode(1)
                             }
-                            (writer, calendars, firstCalendarEnd) = saved
+                            sink = saved
                         }
                     }
                     if !streamed {
@@ -267,25 +279,24 @@ extension ICal {
                             throw ExitCode(1)
                         }
                         for calendar in result.calendars {
-                            var header = calendar
-                            header.components = []
-                            beginCalendar(header)
-                            for component in calendar.components { writer.append(component, to: &buffer) }
-                            writer.endCalendar(header, to: &buffer)
+                            do { try sink.take(wholeCalendar: calendar, spool: spool, buffer: &buffer) } catch {
+                                printError("\(error)")
+                                throw ExitCode(1)
+                            }
                             try take()
                         }
                     }
                 }
             }
-            writer.finish(to: &buffer)
+            sink.finish(to: &buffer)
             try take()
             if let failure {
                 printError("\(failure)")
                 throw ExitCode(1)
             }
             do {
-                if let firstCalendarEnd {
-                    try spool.commit(to: output.output, opening: writer.severalCalendarsOpening,
+                if let firstCalendarEnd = sink.firstCalendarEnd {
+                    try spool.commit(to: output.output, opening: sink.writer.severalCalendarsOpening,
                                      indentedBefore: pretty ? firstCalendarEnd : 0)
                 } else {
                     try spool.commit(to: output.output)
@@ -295,6 +306,132 @@ extension ICal {
                 throw ExitCode(1)
             }
             return true
+        }
+
+        /// What one read of a file knows and finds: with `headers` and `zones` from a first
+        /// read, a second read writes each calendar with all its properties and VTIMEZONEs.
+        private struct Pass {
+            /// The file's name in errors.
+            var file: String
+            /// Each VCALENDAR's properties, complete (second pass), or nil (first pass).
+            var headers: [Component]?
+            /// Each VCALENDAR's VTIMEZONEs (json, csv): gathered by the first pass.
+            var zones: [[Component]]
+            /// The calendar being written (ics, jCal) and the number of its properties then.
+            var open = -1
+            var propertiesAtBegin = 0
+            /// The resolver of each calendar, once one of its items was written (json, csv).
+            var resolvers: [Int: TimeZoneResolver] = [:]
+            var zoneBytes = 0
+            /// Whether something came after what it changes: a second pass is needed.
+            var late = false
+        }
+
+        /// The output being written, across inputs: a value, so that it can be set back
+        /// when a file is written again.
+        private struct Sink {
+            let format: Format
+            var writer: CalendarStreamWriter
+            var calendars = 0
+            /// jCal: where the second VCALENDAR starts in the spool (the first needs re-indenting).
+            var firstCalendarEnd: Int?
+            /// json, csv: the items written.
+            var items = 0
+            let json: ComponentJSONWriter
+
+            init(format: Format, pretty: Bool) {
+                self.format = format
+                writer = CalendarStreamWriter(format: format == .jcal ? .jCal : .iCalendar, pretty: pretty)
+                json = ComponentJSONWriter(pretty: pretty)
+            }
+
+            private var writesCalendars: Bool { format == .ics || format == .jcal }
+
+            mutating func beginCalendar(_ header: Component, spool: SpooledOutput, buffer: inout [UInt8]) throws(ICalError) {
+                if calendars == 1 && format == .jcal {
+                    try spool.take(&buffer)
+                    firstCalendarEnd = spool.count
+                    writer.continueAsSeveral()
+                }
+                writer.beginCalendar(header, to: &buffer)
+                calendars += 1
+            }
+
+            mutating func summarize(_ component: Component, resolver: TimeZoneResolver, buffer: inout [UInt8]) {
+                guard ComponentSummary.summarizedKinds.contains(where: { component.matches($0) }) else { return }
+                let summary = ComponentSummary(component, resolver: resolver)
+                let text = format == .json ? json.element(summary, index: items) : ComponentCSVWriter().row(summary)
+                buffer.append(contentsOf: text.utf8)
+                items += 1
+            }
+
+            /// One event of a streamed read.
+            mutating func take(_ event: ICalComponentStream.Event, pass: inout Pass, spool: SpooledOutput,
+                               buffer: inout [UInt8], zoneBudget: Int) throws(ICalError) {
+                switch event {
+                case .component(let item) where writesCalendars:
+                    if item.calendarIndex != pass.open {
+                        try beginCalendar(pass.headers?[item.calendarIndex] ?? item.calendar, spool: spool, buffer: &buffer)
+                        pass.open = item.calendarIndex
+                        pass.propertiesAtBegin = item.calendar.properties.count
+                    }
+                    writer.append(item.component, to: &buffer)
+                case .endOfCalendar(let header, let index) where writesCalendars:
+                    if index != pass.open {
+                        try beginCalendar(pass.headers?[index] ?? header, spool: spool, buffer: &buffer)
+                    } else if pass.headers == nil && header.properties.count != pass.propertiesAtBegin {
+                        pass.late = true
+                    }
+                    writer.endCalendar(header, to: &buffer)
+                    pass.open = -1
+                case .component(let item):
+                    let index = item.calendarIndex
+                    if item.component.matches(.timeZone) {
+                        guard pass.headers == nil else { return }
+                        while pass.zones.count <= index { pass.zones.append([]) }
+                        pass.zoneBytes += item.location.bytes.count
+                        guard pass.zoneBytes <= zoneBudget else {
+                            throw ICalError(.limitExceeded, "its VTIMEZONEs take more than \(zoneBudget) bytes, a quarter of --memory; give more memory", file: pass.file)
+                        }
+                        pass.zones[index].append(item.component)
+                        if pass.resolvers[index] != nil { pass.late = true }
+                        return
+                    }
+                    guard ComponentSummary.summarizedKinds.contains(where: { item.component.matches($0) }) else { return }
+                    if pass.resolvers[index] == nil {
+                        var calendar = pass.headers?[index] ?? item.calendar
+                        calendar.components = index < pass.zones.count ? pass.zones[index] : []
+                        pass.resolvers[index] = TimeZoneResolver(calendar: calendar)
+                    }
+                    summarize(item.component, resolver: pass.resolvers[index]!, buffer: &buffer)
+                case .endOfCalendar:
+                    break
+                }
+            }
+
+            /// A calendar read whole.
+            mutating func take(wholeCalendar calendar: Component, spool: SpooledOutput, buffer: inout [UInt8]) throws(ICalError) {
+                guard writesCalendars else {
+                    let resolver = TimeZoneResolver(calendar: calendar)
+                    for item in calendar.matches(.calendar) ? calendar.components : [calendar] {
+                        summarize(item, resolver: resolver, buffer: &buffer)
+                    }
+                    return
+                }
+                var header = calendar
+                header.components = []
+                try beginCalendar(header, spool: spool, buffer: &buffer)
+                for component in calendar.components { writer.append(component, to: &buffer) }
+                writer.endCalendar(header, to: &buffer)
+            }
+
+            func finish(to buffer: inout [UInt8]) {
+                switch format {
+                case .ics, .jcal: writer.finish(to: &buffer)
+                case .json: buffer.append(contentsOf: json.end(count: items).utf8)
+                case .csv: break
+                }
+            }
         }
 
         /// Writes the merged calendars in the format --to names.

@@ -21,6 +21,13 @@ extension ICal {
                 prints one JSON object (files, components, errors, warnings, findings)
                 for tools instead.
 
+                Files and standard input (-) of any size are read one component at a time;
+                what the checks keep across components (each calendar's VTIMEZONEs, every
+                UID for duplicate-uid, the findings to sort by line) stays within --memory
+                (default 512M, at least 16M) and goes to temporary files in $TMPDIR past it.
+                A calendar whose VTIMEZONEs or METHOD come after its events is read twice.
+                jCal input is read whole, up to 256 MiB.
+
                 Examples:
                   ical validate calendar.ics
                   ical validate --strict calendars/work/ calendars/home.ics
@@ -52,33 +59,47 @@ extension ICal {
         var memory: MemoryBudget = .default
 
         func run() throws {
-            var summary = LintSummary()
-            let linter = Linter()
+            let run = LintRun(memory: memory)
             let gate = PathGate()
             for input in inputs {
                 let paths: [String]
                 do { paths = try gate.expand(input) } catch let refusal as ExitCode { throw refusal } catch {
                     printError("\(error)")
-                    summary.unreadableCount += 1
+                    run.addUnreadable()
                     continue
                 }
                 for path in paths {
                     do {
-                        let report = try linter.lint(contentsOfFile: path)
-                        summary.add(report)
-                        if format == .text && !quiet { report.findings.forEach { print($0) } }
+                        try run.add(contentsOfFile: path)
                     } catch {
                         printError("\(error)")
-                        summary.fileCount += 1
-                        summary.unreadableCount += 1
+                        run.addUnreadable()
                     }
                 }
             }
-            switch format {
-            case .text: print(summary.line)
-            case .json: print(summary.json(), terminator: "")
+            let totals: LintRun.Totals
+            do { totals = try run.finish() } catch {
+                printError("\(error)")
+                throw ExitCode(1)
             }
-            if summary.errorCount > 0 || (strict && !summary.findings.isEmpty) { throw ExitCode(1) }
+            var findings = 0
+            switch format {
+            case .text:
+                try run.forEachFinding { finding, acrossFiles in
+                    findings += 1
+                    if !quiet && !acrossFiles { print(finding) }
+                }
+                print(totals.line)
+            case .json:
+                print(LintSummary.jsonHead(files: totals.fileCount, components: totals.componentCount,
+                                           errors: totals.errorCount, warnings: totals.warningCount) + "[", terminator: "")
+                try run.forEachFinding { finding, _ in
+                    print((findings == 0 ? "" : ",") + LintSummary.json(finding), terminator: "")
+                    findings += 1
+                }
+                print("]}")
+            }
+            if totals.errorCount > 0 || (strict && findings > 0) { throw ExitCode(1) }
         }
     }
 }
