@@ -10,6 +10,27 @@ import Darwin
 
 /// Whole-file reads and atomic writes, with errors that name the path.
 package enum FileIO {
+    /// The folder temporary files go to: `$TMPDIR`, else /tmp.
+    package static var temporaryFolder: String {
+        getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    /// A new temporary file in ``temporaryFolder``, already unlinked: it is gone when its
+    /// descriptor is closed, whatever happens to the process.
+    ///
+    /// - Throws: ``ICalError/Code-swift.struct/io`` naming the folder, with the advice to set
+    ///   TMPDIR.
+    package static func unlinkedTemporaryFile(_ purpose: String) throws(ICalError) -> Int32 {
+        let folder = temporaryFolder
+        var template = Array((folder + "/.ical-\(purpose)-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw ICalError(.io, "cannot make a temporary file in \(folder): \(String(cString: strerror(errno))) (set TMPDIR to a folder with room)")
+        }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        return descriptor
+    }
+
     /// Makes standard input a regular file: when it is a pipe, a terminal or a socket, its
     /// bytes are copied (a megabyte at a time) into an unlinked temporary file in `$TMPDIR`
     /// (else /tmp), which then becomes descriptor 0, read from its start. Later reads of `-`,
@@ -21,13 +42,8 @@ package enum FileIO {
     package static func spoolStandardInput() throws(ICalError) {
         var info = stat()
         if fstat(0, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG { return }
-        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((folder + "/ical-stdin-XXXXXX").utf8CString)
-        let spool = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard spool >= 0 else {
-            throw ICalError(.io, "cannot make a temporary file for standard input in \(folder): \(String(cString: strerror(errno))) (set TMPDIR to a folder with room)", file: "<stdin>")
-        }
-        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        let folder = temporaryFolder
+        let spool = try unlinkedTemporaryFile("stdin")
         defer { close(spool) }
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)

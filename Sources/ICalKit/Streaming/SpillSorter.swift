@@ -52,7 +52,7 @@ package final class SpillSorter<Record: BitwiseCopyable> {
     private func spill() throws(ICalError) {
         guard !buffer.isEmpty else { return }
         buffer.sort(by: precedes)
-        if descriptor < 0 { descriptor = try Self.temporaryFile() }
+        if descriptor < 0 { descriptor = try FileIO.unlinkedTemporaryFile("sort") }
         let stride = MemoryLayout<Record>.stride
         let failure: Int32 = buffer.withUnsafeBytes { bytes in
             var done = 0
@@ -72,18 +72,6 @@ package final class SpillSorter<Record: BitwiseCopyable> {
         runs.append((written, buffer.count))
         written += buffer.count
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// An unlinked temporary file in `$TMPDIR` (else /tmp).
-    package static func temporaryFile() throws(ICalError) -> Int32 {
-        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((folder + "/ical-spill-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw ICalError(.io, "cannot make a temporary file in \(folder): \(String(cString: strerror(errno))) (set TMPDIR to a folder with room)")
-        }
-        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
-        return descriptor
     }
 
     /// Calls `body` with every record added, in order (records that tie keep no particular

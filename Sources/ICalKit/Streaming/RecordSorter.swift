@@ -126,16 +126,7 @@ package final class RecordSorter {
     }
 
     private func spill() throws(ICalError) {
-        if descriptor < 0 {
-            let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            var template = Array("\(folder)/.ical-sort-XXXXXX".utf8CString)
-            let created = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard created >= 0 else {
-                throw ICalError(.io, "cannot create a temporary file: \(String(cString: strerror(errno))) (set TMPDIR to a folder with room)", file: folder)
-            }
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-            descriptor = created
-        }
+        if descriptor < 0 { descriptor = try FileIO.unlinkedTemporaryFile("sort") }
         records.sort(by: Self.precedes)
         var output: [UInt8] = []
         output.reserveCapacity(min(heldBytes, 1 << 22))
