@@ -72,6 +72,7 @@ struct OccurrenceInputs: ParsableArguments {
         defer { if leavingStoreToExit { store.closeForExit() } }
         store.indexScan = rescan ? .everyFile : .changedFolders
         store.indexLocking = indexLocking
+        store.memoryBudget = reading.memory
         let action = "querying the store"
         if store.authority.accessLevel(for: .event) != .writeOnly {
             try storeOptions.require(.full, to: .event, on: store, for: action)

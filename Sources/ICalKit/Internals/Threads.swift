@@ -12,7 +12,12 @@ import Darwin
 /// Dispatch).
 enum Threads {
     /// The cores work is split over: those online, or ``cores`` when set.
-    static var processorCount: Int { cores ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    static var processorCount: Int { cores ?? online }
+
+    /// The cores online, asked once: glibc's `sysconf` opens and reads
+    /// `/sys/devices/system/cpu/online` at every call, which a caller per item (the query
+    /// index summarises a million item files) paid a million times.
+    private static let online = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// The number of cores to assume instead of those online (1: no work is split). A
     /// task-local value, for tests (`Threads.$cores.withValue(1) { … }`).
@@ -38,7 +43,10 @@ enum Threads {
     /// How many parts `count` items are split into, each of at least `minimum` (below twice
     /// as many, one part): at most one per core, and at most ``maxParts``.
     static func parts(of count: Int, minimum: Int = itemsPerPart) -> Int {
-        min(processorCount, maxParts, count / max(minimum, 1))
+        let most = count / max(minimum, 1)
+        // Too few items to split: the cores need not be counted.
+        guard most > 1 else { return most }
+        return min(processorCount, maxParts, most)
     }
 
     /// The items of part `part` when `count` items are split into `parts` about equal parts.

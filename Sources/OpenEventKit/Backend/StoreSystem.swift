@@ -279,6 +279,27 @@ enum StoreSystem {
         return entries.sorted { $0.name < $1.name }
     }
 
+    /// Calls `body` with each entry of a folder, in the folder's own order (not sorted),
+    /// without holding the listing: what a reader of a folder of any size uses to keep its
+    /// memory bounded (``list(_:)`` holds and sorts every name).
+    static func forEachEntry(_ path: String, _ body: (Entry) throws(StoreError) -> Void) throws(StoreError) {
+        listingRecorder?.record(path)
+        guard let folder = opendir(path) else { throw failure("opendir", "cannot list folder", path: path) }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            let type = entry.pointee.d_type
+            let isFolder: Bool
+            if type == UInt8(DT_DIR) { isFolder = true }
+            else if type == UInt8(DT_UNKNOWN) { isFolder = Self.isFolder(path + "/" + name) }
+            else { isFolder = false }
+            try body(Entry(name: name, isFolder: isFolder))
+        }
+    }
+
     /// Removes a folder and everything in it (symbolic links are removed, not followed).
     static func removeTree(_ path: String) throws(StoreError) {
         var info = stat()

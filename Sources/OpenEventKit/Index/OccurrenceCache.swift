@@ -429,7 +429,7 @@ extension StoreIndex {
             let rows = try fill(OccurrenceCache.runs(missing), zoneKey: zoneKey, zone: floatingZone)
             let stored: Bool = try withDatabase { queue in
                 try queue.inTransaction(.immediate) { db -> Database.TransactionCompletion in
-                    try StoreIndex.widenPageCache(db, rows: rows.occurrences.count)
+                    try StoreIndex.widenPageCache(db, rows: rows.occurrences.count, budget: memoryBudget)
                     defer { StoreIndex.restorePageCache(db) }
                     // Another process refreshed the index meanwhile: these rows may be stale.
                     guard try OccurrenceCache.generation(db) == cache.generation else { return .rollback }

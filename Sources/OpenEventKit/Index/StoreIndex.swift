@@ -6,6 +6,7 @@ import GRDBSQLite
 import ICalKit
 import Synchronization
 
+
 /// An incremental SQLite index of a ``FolderStore``'s items, so that a range query reads
 /// only the item files that can have an occurrence in its window.
 ///
@@ -53,6 +54,8 @@ package final class StoreIndex: Sendable {
         var isInMemory: Bool
         /// Notices of rebuilds that happened during a query, reported by the next refresh.
         var notices: [String]
+        /// What a refresh or a fill may hold in memory (see ``memoryBudget``).
+        var budget: MemoryBudget = .default
     }
     private let state: Mutex<State>
 
@@ -60,6 +63,15 @@ package final class StoreIndex: Sendable {
     private init(store: FolderStore, queue: DatabaseQueue, isInMemory: Bool) {
         self.store = store
         self.state = Mutex(State(queue: queue, isInMemory: isInMemory, notices: []))
+    }
+
+    /// The memory a refresh and the filling of the occurrence cache may hold, whatever the
+    /// store's size: they read item files a page at a time and stage rows in SQLite's
+    /// temporary tables rather than in memory (see ``refresh(scan:)``). Set by
+    /// ``open(store:scan:locking:budget:)``; ``MemoryBudget/default`` unless given.
+    package var memoryBudget: MemoryBudget {
+        get { state.withLock { $0.budget } }
+        set { state.withLock { $0.budget = newValue } }
     }
 
     /// Whether the index is kept in memory for this process only, because its file could
@@ -90,14 +102,16 @@ package final class StoreIndex: Sendable {
     /// - When the file cannot be created or written (a read-only store), the index is kept
     ///   in memory for this process, with a notice; it is built the same way.
     ///
+    /// - Parameter budget: the index's ``memoryBudget``.
     /// - Returns: the index; the notices, one sentence each, for the user (empty when the
     ///   index file was used as it was); and what the first refresh changed (after a
     ///   rebuild: every item added).
     /// - Throws: only what reading the store throws (a store folder that cannot be listed).
-    package static func open(store: FolderStore, scan: Scan = .everyFile,
-                             locking: Locking = .shared) throws(StoreError) -> (index: StoreIndex, notices: [String], refresh: IndexRefresh) {
+    package static func open(store: FolderStore, scan: Scan = .everyFile, locking: Locking = .shared,
+                             budget: MemoryBudget = .default) throws(StoreError) -> (index: StoreIndex, notices: [String], refresh: IndexRefresh) {
         let (queue, isInMemory, notices) = connect(path: path(for: store), metadataFolder: store.metadataFolder, locking: locking)
         let index = StoreIndex(store: store, queue: queue, isInMemory: isInMemory)
+        index.memoryBudget = budget
         let refresh = try index.refresh(scan: scan)
         return (index, notices + refresh.notices, refresh)
     }
@@ -216,7 +230,7 @@ package final class StoreIndex: Sendable {
             try db.makeStatement(sql: "PRAGMA synchronous = NORMAL").execute()   // rebuildable: no fsync per transaction
             // Pages are read through a memory map rather than copied in by a system call
             // each: a month read from the occurrence cache touches hundreds of pages.
-            try db.makeStatement(sql: "PRAGMA mmap_size = 268435456").execute()
+            try db.makeStatement(sql: "PRAGMA mmap_size = \(mappedBytes)").execute()
         }
         return configuration
     }
@@ -444,8 +458,17 @@ package final class StoreIndex: Sendable {
     }
 
     /// ``refresh()`` on one database; SQLite errors are left for ``withDatabase(_:)``.
+    ///
+    /// Memory stays within the index's ``memoryBudget`` whatever the store's size: the
+    /// listing of the scanned folders goes into a temporary table (SQLite's, which spills to
+    /// a temporary file past its page cache) rather than into memory, the files to read are
+    /// taken from it in pages of ``pageSize`` in name order, and the rows of each page are
+    /// staged in a second temporary table; the one write transaction then copies them into
+    /// `item`. Only a small refresh (at most ``largestRecomputation`` files, with cached
+    /// occurrences to recompute) keeps its items in memory.
     private func refresh(_ queue: DatabaseQueue, scan: Scan) throws -> IndexRefresh {
         let started = StoreSystem.now()
+        let budget = memoryBudget
         // The collections now, each folder's stamp taken before it is listed.
         var present: [String: FolderStamp] = [:]
         for entry in try StoreSystem.list(store.root)
@@ -470,68 +493,121 @@ package final class StoreIndex: Sendable {
         }.sorted()
         let removedCollections = Set(folders.keys).union(itemCollections).subtracting(present.keys)
 
-        let (recorded, recordedCollections) = try recordedItems(of: scanned, queue)
-        var listed: [ItemKey: FileIdentity] = [:]
+        var result = IndexRefresh()
         var folderUpdates: [(String, FolderRow)] = []
         var gone = Set<String>()
-        var work: [Job] = []
-        for collection in scanned {
-            if recordedCollections.contains(collection) {
-                guard let files = try listItems(of: collection) else {
+        var removals: [ItemKey] = []
+        /// Rows in memory: a small refresh whose items' cached occurrences are recomputed.
+        var entries: [Entry] = []
+        /// Rows staged in `temp.staged`, and how many of them are new and broken.
+        var staged = (rows: 0, new: 0, broken: 0)
+        var recomputing = false
+        var usesScratch = false
+        defer {
+            if usesScratch {
+                try? queue.inDatabase { db in
+                    try db.execute(sql: "DROP TABLE IF EXISTS temp.listing; DROP TABLE IF EXISTS temp.staged")
+                    try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
+                }
+            }
+        }
+        if !scanned.isEmpty {
+            // A build reads the index through SQLite's own cache, within the budget, rather
+            // than through the memory map (whose pages would count as the process's memory).
+            try queue.inDatabase { db in
+                try db.execute(sql: "PRAGMA mmap_size = 0")
+                try Self.prepareScratch(db, budget: budget)
+            }
+            usesScratch = true
+            // 1. The listing, into `temp.listing`.
+            var withRows = Set<String>()
+            for collection in scanned {
+                let hasRows = try queue.reading { db in
+                    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE collection = ?)", arguments: [collection]) ?? false
+                }
+                if hasRows { withRows.insert(collection) }
+                guard try listFolder(collection, withIdentities: hasRows, into: queue) else {
                     gone.insert(collection)   // removed since the root was listed
                     continue
                 }
-                listed.reserveCapacity(listed.count + files.count)
-                for file in files { listed[ItemKey(collection: collection, name: file.name)] = file.identity }
-            } else {
-                // A collection without rows (a first build): every file is new, and a row
-                // records the identity read with the file's bytes, so the names are enough
-                // (no `lstat` per file; a file that cannot be read is examined then).
-                guard let names = try listItemNames(of: collection) else {
-                    gone.insert(collection)
-                    continue
+                let row = FolderRow(stamp: present[collection]!, settled: present[collection]!.latestChange < started - 2)
+                if folders[collection] != row { folderUpdates.append((collection, row)) }
+            }
+            // 2. What to read: listed files without a row, or whose identity changed.
+            let (workCount, unchanged) = try queue.reading { db in
+                try db.execute(sql: "CREATE INDEX temp.listing_key ON listing (collection, name)")
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.listing") ?? 0
+                let unchanged = try Int.fetchOne(db, sql: """
+                    SELECT COUNT(*) FROM temp.listing l JOIN main.item i ON i.collection = l.collection AND i.name = l.name
+                    WHERE \(Self.sameIdentity)
+                    """) ?? 0
+                return (total - unchanged, unchanged)
+            }
+            result.unchanged = unchanged
+            result.scannedFolders = scanned.count - gone.count
+            recomputing = cache.hasWeeks && workCount <= Self.largestRecomputation
+            // 3. Read them a page at a time, in name order, on every core.
+            let pageSize = Self.pageSize(budget)
+            var after = (collection: "", name: "")
+            while true {
+                let page: [Job] = try queue.reading { db in
+                    try Row.fetchAll(db, sql: Self.workQuery, arguments: [after.collection, after.name, pageSize]).map { row in
+                        let identity: FileIdentity? = (row[2] as Int64?) == nil ? nil : Self.identity(row, from: 2)
+                        return Job(key: ItemKey(collection: row[0], name: row[1]), identity: identity, isNew: row[7])
+                    }
                 }
-                work.reserveCapacity(work.count + names.count)
-                for name in names { work.append(Job(key: ItemKey(collection: collection, name: name), identity: nil, isNew: true)) }
+                guard let last = page.last else { break }
+                after = (last.key.collection, last.key.name)
+                let parsed = try parse(page, keepingItems: recomputing)
+                // Rows of files that vanished before they could be read (only files with a
+                // row have one to delete).
+                if page.contains(where: { !$0.isNew }) {
+                    let read = Set(parsed.lazy.filter { !$0.isNew }.map(\.key))
+                    removals += page.lazy.filter { !$0.isNew && !read.contains($0.key) }.map(\.key)
+                }
+                if recomputing {
+                    entries += parsed
+                } else {
+                    try queue.inDatabase { db in
+                        try db.inTransaction {
+                            let insert = try db.cachedStatement(sql: Self.stageSQL)
+                            for entry in parsed {
+                                try Self.bind(entry, to: insert, isNew: entry.isNew)
+                                staged.rows += 1
+                                if entry.isNew { staged.new += 1 }
+                                if entry.summary == nil { staged.broken += 1 }
+                            }
+                            return .commit
+                        }
+                    }
+                }
+                if page.count < pageSize { break }
             }
-            let row = FolderRow(stamp: present[collection]!, settled: present[collection]!.latestChange < started - 2)
-            if folders[collection] != row { folderUpdates.append((collection, row)) }
-        }
-
-        var result = IndexRefresh()
-        result.scannedFolders = scanned.count - gone.count
-        for (key, identity) in listed {
-            switch recorded[key] {
-            case identity?: result.unchanged += 1
-            case nil: work.append(Job(key: key, identity: identity, isNew: true))
-            case _?: work.append(Job(key: key, identity: identity, isNew: false))
+            // 4. Rows whose files are gone (a page at a time, in name order).
+            try queue.reading { db in
+                let statement = try db.cachedStatement(sql: """
+                    SELECT i.name FROM main.item i WHERE i.collection = ?
+                    AND NOT EXISTS (SELECT 1 FROM temp.listing l WHERE l.collection = i.collection AND l.name = i.name)
+                    """)
+                for collection in withRows.subtracting(gone).sorted() {
+                    let names = try String.fetchCursor(statement, arguments: [collection])
+                    while let name = try names.next() { removals.append(ItemKey(collection: collection, name: name)) }
+                }
             }
+            removals.sort { ($0.collection, $0.name) < ($1.collection, $1.name) }
         }
-        work.sort { ($0.key.collection, $0.key.name) < ($1.key.collection, $1.key.name) }
-        var removals = recorded.keys.filter { listed[$0] == nil && !gone.contains($0.collection) }
 
-        let recomputing = cache.hasWeeks && work.count <= Self.largestRecomputation
-        let entries = try parse(work, keepingItems: recomputing)
-        // Rows of files that vanished before they could be read (only files with a row
-        // have one to delete).
-        if work.contains(where: { !$0.isNew }) {
-            let parsed = Set(entries.lazy.filter { !$0.isNew }.map(\.key))
-            removals += work.lazy.filter { !$0.isNew && !parsed.contains($0.key) }.map(\.key)
-        }
-        removals.sort { ($0.collection, $0.name) < ($1.collection, $1.name) }
-
-        let changesRows = !entries.isEmpty || !removals.isEmpty || !removedCollections.isEmpty
+        let changesRows = !entries.isEmpty || staged.rows > 0 || !removals.isEmpty || !removedCollections.isEmpty
         guard changesRows || !folderUpdates.isEmpty || cache.isStale else { return result }
         // The changed items' occurrences in the cached weeks, computed before the transaction.
         let recomputed: OccurrenceCache.Rows? = changesRows && cache.hasWeeks && recomputing
             ? OccurrenceCache.recompute(entries, weeks: cache.weeks) : nil
 
         try queue.inTransaction(.immediate) { db in
-            try Self.widenPageCache(db, rows: entries.count + (recomputed?.occurrences.count ?? 0))
+            try Self.widenPageCache(db, rows: entries.count + staged.rows + (recomputed?.occurrences.count ?? 0), budget: budget)
             defer { Self.restorePageCache(db) }
             let upsert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO item (collection, name, device, inode, size, modificationSeconds,
-                    modificationNanoseconds, uid, kinds, state, firstStart, lastEnd, lengthClass)
+                INSERT OR REPLACE INTO item (\(Self.itemColumns))
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             var dropCache = cache.isStale
@@ -552,14 +628,26 @@ package final class StoreIndex: Sendable {
             // Many rows into an empty table (a first build): the span index is dropped and
             // made again after the rows, one sort instead of an insert at a random place
             // per row; the same index, with the same statement, in the same transaction.
-            let rebuildsSpanIndex = try entries.count >= Self.smallestIndexRebuild
+            let rebuildsSpanIndex = try entries.count + staged.rows >= Self.smallestIndexRebuild
                 && Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM item)") == true
             if rebuildsSpanIndex { try db.execute(sql: "DROP INDEX item_span") }
             for index in entries.indices {
-                try Self.upsert(entries[index], with: upsert)
+                try Self.bind(entries[index], to: upsert)
                 if forgets { try OccurrenceCache.forget(entries[index].key, in: db) }
                 if entries[index].isNew { result.added += 1 } else { result.changed += 1 }
                 if entries[index].summary == nil { result.broken += 1 }
+            }
+            if staged.rows > 0 {
+                // The staged rows are in name order already: appended in key order to a
+                // table keyed by it when the table is new.
+                try db.execute(sql: "INSERT OR REPLACE INTO main.item (\(Self.itemColumns)) SELECT \(Self.itemColumns) FROM temp.staged")
+                if forgets {
+                    let keys = try Row.fetchCursor(db, sql: "SELECT collection, name FROM temp.staged")
+                    while let row = try keys.next() { try OccurrenceCache.forget(ItemKey(collection: row[0], name: row[1]), in: db) }
+                }
+                result.added += staged.new
+                result.changed += staged.rows - staged.new
+                result.broken += staged.broken
             }
             if rebuildsSpanIndex { try db.execute(sql: IndexSchema.spanIndexSQL) }
             let delete = try db.cachedStatement(sql: "DELETE FROM item WHERE collection = ? AND name = ?")
@@ -591,49 +679,111 @@ package final class StoreIndex: Sendable {
         return result
     }
 
-    /// SQLite's page cache while a transaction writes many rows: at most 64 MiB (pages are
-    /// allocated as they are used: about 20 MB for a first build of 100,000 items). With
-    /// the default 2 MB, a large write spills its dirty pages to the write-ahead log
-    /// before it commits and reads them back from it to change them again: a `pwrite` and
-    /// a `pread` per page, most of a first build's transaction.
-    static func widenPageCache(_ db: Database, rows: Int) throws {
+    /// The bytes SQLite maps of the index file when it is not building (see
+    /// ``configuration(exclusive:)``).
+    static let mappedBytes = 268_435_456
+
+    /// The columns of `item`, in the order ``bind(_:to:isNew:)`` binds them.
+    static let itemColumns = """
+        collection, name, device, inode, size, modificationSeconds, modificationNanoseconds, uid, kinds, state, \
+        firstStart, lastEnd, lengthClass
+        """
+
+    /// A staged row: `item`'s columns and whether the index had no row for the file.
+    static let stageSQL = "INSERT INTO temp.staged (\(itemColumns), isNew) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    /// A listed file's identity is its row's (`l` the listing, `i` the row).
+    static let sameIdentity = """
+        l.device = i.device AND l.inode = i.inode AND l.size = i.size
+        AND l.modificationSeconds = i.modificationSeconds AND l.modificationNanoseconds = i.modificationNanoseconds
+        """
+
+    /// One page of the files to read, after a collection and name: listed files without a
+    /// row or whose identity differs from their row's (a file listed by name only has none).
+    static let workQuery = """
+        SELECT l.collection, l.name, l.device, l.inode, l.size, l.modificationSeconds, l.modificationNanoseconds,
+            i.name IS NULL
+        FROM temp.listing l LEFT JOIN main.item i ON i.collection = l.collection AND i.name = l.name
+        WHERE (l.collection > ?1 OR (l.collection = ?1 AND l.name > ?2))
+            AND (i.name IS NULL OR l.device IS NULL OR NOT (\(sameIdentity)))
+        ORDER BY l.collection, l.name
+        LIMIT ?3
+        """
+
+    /// How many files a refresh reads and stages at a time: 2,048 per 16 MiB of the budget,
+    /// from 1,024 to 65,536 (a page's rows, about 300 bytes each, and the trees its
+    /// workers are parsing).
+    static func pageSize(_ budget: MemoryBudget) -> Int {
+        min(65_536, budget.share(of: 8, each: 1_024))
+    }
+
+    /// The temporary tables of a refresh, empty, and their page cache (an eighth of the budget).
+    private static func prepareScratch(_ db: Database, budget: MemoryBudget) throws {
+        try db.execute(sql: "PRAGMA temp.cache_size = -\(max(1_024, budget.bytes / 8 / 1_024))")
+        try db.execute(sql: """
+            DROP TABLE IF EXISTS temp.listing;
+            DROP TABLE IF EXISTS temp.staged;
+            CREATE TEMP TABLE listing (collection TEXT NOT NULL, name TEXT NOT NULL, device INTEGER, inode INTEGER,
+                size INTEGER, modificationSeconds INTEGER, modificationNanoseconds INTEGER);
+            CREATE TEMP TABLE staged (collection TEXT NOT NULL, name TEXT NOT NULL, device INTEGER NOT NULL,
+                inode INTEGER NOT NULL, size INTEGER NOT NULL, modificationSeconds INTEGER NOT NULL,
+                modificationNanoseconds INTEGER NOT NULL, uid TEXT, kinds INTEGER NOT NULL, state INTEGER NOT NULL,
+                firstStart INTEGER, lastEnd INTEGER, lengthClass INTEGER NOT NULL, isNew INTEGER NOT NULL);
+            """)
+    }
+
+    /// Lists a collection's item files into `temp.listing`: with their identities (an
+    /// `lstat` each) when the collection has rows to compare them with, else by name only
+    /// (a first build: every file is new, and a row records the identity read with the
+    /// file's bytes). False when the folder is gone.
+    private func listFolder(_ collection: String, withIdentities: Bool, into queue: DatabaseQueue) throws -> Bool {
+        let folder = store.root + "/" + collection
+        var found = true
+        try queue.inDatabase { db in
+            try db.inTransaction {
+                let insert = try db.cachedStatement(sql: """
+                    INSERT INTO temp.listing (collection, name, device, inode, size, modificationSeconds, modificationNanoseconds)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+                do {
+                    try StoreSystem.forEachEntry(folder) { entry throws(StoreError) in
+                        guard !entry.isFolder && ItemFileName.isItemFile(entry.name) else { return }
+                        var identity: FileIdentity?
+                        if withIdentities {
+                            guard let found = try StoreSystem.identity(folder + "/" + entry.name) else { return }
+                            identity = found
+                        }
+                        do {
+                            try insert.execute(arguments: [collection, entry.name, identity.map { Int64(bitPattern: $0.device) },
+                                                           identity.map { Int64(bitPattern: $0.inode) }, identity?.size,
+                                                           identity?.modificationSeconds, identity?.modificationNanoseconds])
+                        } catch {
+                            throw StoreError(.io, "the query index failed: \(error)", path: self.path, cause: error as? DatabaseError)
+                        }
+                    }
+                } catch let error as StoreError where error.code == .notFound {
+                    found = false
+                    return .rollback
+                }
+                return .commit
+            }
+        }
+        return found
+    }
+
+    /// SQLite's page cache while a transaction writes many rows: at most 64 MiB, and at most
+    /// a quarter of the budget (pages are allocated as they are used: about 20 MB for a
+    /// first build of 100,000 items). With the default 2 MB, a large write spills its dirty
+    /// pages to the write-ahead log before it commits and reads them back from it to change
+    /// them again: a `pwrite` and a `pread` per page, most of a first build's transaction.
+    static func widenPageCache(_ db: Database, rows: Int, budget: MemoryBudget) throws {
         guard rows > 1_000 else { return }
-        try db.execute(sql: "PRAGMA cache_size = -65536")
+        try db.execute(sql: "PRAGMA cache_size = -\(min(65_536, max(2_000, budget.bytes / 4 / 1_024)))")
     }
 
     /// Back to SQLite's default page cache (2 MB), which frees the pages over it.
     static func restorePageCache(_ db: Database) {
         try? db.execute(sql: "PRAGMA cache_size = -2000")
-    }
-
-    /// The rows of some collections: file name and identity; and the collections that have rows.
-    private func recordedItems(of collections: [String], _ queue: DatabaseQueue) throws -> ([ItemKey: FileIdentity], Set<String>) {
-        // A warm query whose folders have not changed scans none: no transaction to open.
-        guard !collections.isEmpty else { return ([:], []) }
-        return try queue.reading { db in
-            var recorded: [ItemKey: FileIdentity] = [:]
-            var withRows = Set<String>()
-            let rows = try db.cachedStatement(sql: """
-                SELECT name, device, inode, size, modificationSeconds, modificationNanoseconds FROM item WHERE collection = ?
-                """)
-            for collection in collections {
-                let cursor = try Row.fetchCursor(rows, arguments: [collection])
-                while let row = try cursor.next() {
-                    recorded[ItemKey(collection: collection, name: row[0])] = Self.identity(row, from: 1)
-                    withRows.insert(collection)
-                }
-            }
-            return (recorded, withRows)
-        }
-    }
-
-    /// A collection's item files, or nil when its folder is gone.
-    private func listItems(of collection: String) throws(StoreError) -> [ItemFile]? {
-        do {
-            return try store.items(in: collection)
-        } catch where error.code == .notFound {
-            return nil
-        }
     }
 
     /// A file a refresh reads: its key, the identity it was listed with (nil when it was
@@ -642,15 +792,6 @@ package final class StoreIndex: Sendable {
         var key: ItemKey
         var identity: FileIdentity?
         var isNew: Bool
-    }
-
-    /// A collection's item file names, or nil when its folder is gone.
-    private func listItemNames(of collection: String) throws(StoreError) -> [String]? {
-        do {
-            return try store.itemNames(in: collection)
-        } catch where error.code == .notFound {
-            return nil
-        }
     }
 
     /// Reads and summarises files, on every core. A file that is gone is left out.
@@ -704,10 +845,11 @@ package final class StoreIndex: Sendable {
         return results.withLock { $0.flatMap { $0 } }
     }
 
-    /// Writes an entry's row with the upsert statement, binding its values with SQLite's own
-    /// calls: a first build writes a row per item, and GRDB's generic arguments cost more
-    /// than the insert.
-    private static func upsert(_ entry: Entry, with statement: Statement) throws {
+    /// Writes an entry's row with an insert of `item`'s columns (``itemColumns``), and
+    /// `isNew` as a fourteenth when given, binding its values with SQLite's own calls: a
+    /// first build writes a row per item, and GRDB's generic arguments cost more than the
+    /// insert.
+    private static func bind(_ entry: Entry, to statement: Statement, isNew: Bool? = nil) throws {
         let handle = statement.sqliteStatement
         defer {
             sqlite3_reset(handle)
@@ -742,6 +884,7 @@ package final class StoreIndex: Sendable {
             text(8, entry.summary?.uid); integer(9, entry.summary?.kinds.rawValue); integer(10, IndexSchema.dated)
             integer(11, first); integer(12, last); integer(13, lengthClass)
         }
+        if let isNew { integer(14, isNew ? 1 : 0) }
         let step = sqlite3_step(handle)
         guard step == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: step), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))

@@ -339,14 +339,19 @@ extension EKEventStore {
     }
 }
 
-    /// The collection each kind of an import goes to, and the files already in it, looked up
-    /// once per import (``importCollection(for:uid:into:)`` for the first item of each
-    /// kind). Caller holds the lock.
+    /// The collection each kind of an import goes to (looked up once per import:
+    /// ``importCollection(for:uid:into:)`` for the first item of each kind), and which of
+    /// the import's files are there already. Caller holds the lock.
+    ///
+    /// Over a store folder each name is looked up by itself (one `lstat`), so that an
+    /// import's memory does not grow with the items already in the store; over the broker,
+    /// which answers listings rather than single files, the collection is listed once.
     struct ImportTargets {
         let store: EKEventStore
         let calendar: EKCalendar?
         let backend: (any StoreBackend)?
         private var targets: [EKEntityType: String] = [:]
+        /// The listed files of each target collection (over the broker only).
         private var files: [String: [String: FileIdentity]] = [:]
 
         init(store: EKEventStore, calendar: EKCalendar?, backend: (any StoreBackend)?) {
@@ -360,7 +365,7 @@ extension EKEventStore {
             if let known = targets[entityType] { return known }
             let identifier = try store.importCollection(for: entityType, uid: uid, into: calendar)
             targets[entityType] = identifier
-            if files[identifier] == nil {
+            if backend?.folder == nil, files[identifier] == nil {
                 let items = (try? backend?.items(in: identifier)) ?? []
                 files[identifier] = Dictionary(items.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
             }
@@ -370,7 +375,11 @@ extension EKEventStore {
         /// The identity of the file already named `name` in a collection ``collection(for:uid:)``
         /// returned, or nil.
         func existing(_ name: String, in collection: String) -> FileIdentity? {
-            files[collection]?[name]
+            if let folder = backend?.folder {
+                // A name that cannot be examined counts as absent: the commit checks it again.
+                return (try? StoreSystem.identity(folder.root + "/" + collection + "/" + name)) ?? nil
+            }
+            return files[collection]?[name]
         }
     }
 

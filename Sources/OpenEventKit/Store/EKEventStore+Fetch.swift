@@ -187,10 +187,11 @@ extension EKEventStore {
         let scan: StoreIndex.Scan = indexNeedsFullScan ? .everyFile : indexScan
         do {
             if let queryIndex {
+                queryIndex.memoryBudget = memoryBudget
                 let refresh = try queryIndex.refresh(scan: scan)
                 noteIndex(refresh.notices, index: queryIndex)
             } else {
-                let opened = try StoreIndex.open(store: backend, scan: scan, locking: indexLocking)
+                let opened = try StoreIndex.open(store: backend, scan: scan, locking: indexLocking, budget: memoryBudget)
                 queryIndex = opened.index
                 noteIndex(opened.notices + opened.refresh.notices, index: opened.index)
             }

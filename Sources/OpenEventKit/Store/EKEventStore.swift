@@ -88,6 +88,16 @@ public final class EKEventStore: NSObject, @unchecked Sendable {
     /// Whether the index must be refreshed before the next query: after this store's
     /// commits and after the watcher saw another program change the folder.
     var indexIsStale = true
+    /// How much memory the store's bulk work may hold besides the item it is reading, so
+    /// that it stays the same whatever the number of items in the store: building or
+    /// refreshing the query index (files are read a page at a time and their rows staged in
+    /// SQLite's temporary tables, which spill to a temporary file, see "QueryIndex"), and
+    /// SQLite's page cache while it writes them. `ical` sets it from `--memory`. Linux
+    /// addition; the default is ``MemoryBudget/default`` (512 MiB).
+    ///
+    /// Set it before the first range query: the query index takes it when it is opened.
+    public var memoryBudget: MemoryBudget = .default
+
     /// Whether range queries use the index (package: tests compare both paths).
     package var usesIndex = true
     /// Whether `events(matching:)` answers from the occurrence cache when it can (package:

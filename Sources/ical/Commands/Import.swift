@@ -60,6 +60,7 @@ extension ICal {
                 }
             }
             let store = try storeOptions.openStore()
+            store.memoryBudget = reading.memory
             let access = AppAccess(manifest: try storeOptions.manifest(), storeArgument: storeOptions.store)
             if calendar != nil {
                 // Seeing the calendars to choose from needs full access to their kind.
