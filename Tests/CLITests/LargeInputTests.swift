@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Inputs past the old whole-read limit of 256 MiB, made on the fly: `ical query` reads a
 /// 300 MB file and the same bytes from a pipe, answers, and its peak memory (the child's
 /// VmHWM, its high-water mark since its exec) stays under a bound far below the file's size.
@@ -35,66 +31,18 @@ import Glibc
     /// The three March events, as `ical query` lists them.
     static let expected = ["Event 0", "Event 1", "Event 2"]
 
-    /// Runs `ical` with `stdin` (a file's path, or a generator writing into a pipe) and
-    /// returns its status, standard output and peak resident memory in bytes.
-    static func run(_ arguments: [String], stdinFile: String? = nil, generating: Bool = false)
-        throws -> (status: Int32, stdout: String, peak: Int) {
+    /// Runs `ical` in a folder of its own (HOME and TMPDIR there, where standard input's copy
+    /// goes) and returns its status, standard output and peak memory in bytes.
+    static func run(_ arguments: [String], generating: Bool = false) throws -> (status: Int32, stdout: String, peak: Int) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("large-input-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outputPath = folder.appendingPathComponent("out.txt").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var pipeEnds: [Int32] = [-1, -1]
-        if let stdinFile {
-            posix_spawn_file_actions_addopen(&actions, 0, stdinFile, O_RDONLY, 0)
-        } else if generating {
-            #expect(pipe(&pipeEnds) == 0)
-            posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
-            posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, folder.appendingPathComponent("err.txt").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let environment = ["TZ=UTC", "LC_ALL=C.UTF-8", "HOME=\(folder.path)", "TMPDIR=\(folder.path)",
-                           "PATH=/usr/bin:/bin", "ICAL_NOW=2026-11-22T10:00:00"]
-        let argv = [ICalRunner.executable.path] + arguments
-        var cArguments = argv.map { strdup($0) } + [nil]
-        var cEnvironment = environment.map { strdup($0) } + [nil]
-        defer { (cArguments + cEnvironment).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, ICalRunner.executable.path, &actions, nil, &cArguments, &cEnvironment)
-        try #require(spawned == 0)
-        var writer: Thread?
-        if generating {
-            close(pipeEnds[0])
-            let handle = FileHandle(fileDescriptor: pipeEnds[1], closeOnDealloc: true)
-            writer = Thread {
-                try? generate { try handle.write(contentsOf: $0) }
-                try? handle.close()
-            }
-            writer?.start()
-        }
-        // The peak is the child's VmHWM, read until it exits: its memory's high-water mark
-        // since its exec. (wait4's ru_maxrss would not do: a child spawned with vfork
-        // inherits the high-water mark of this test process, which holds every suite.)
-        var status: Int32 = 0
-        var peak = 0
-        while true {
-            if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") {
-                peak = max(peak, kilobytes * 1024)
-            }
-            let done = waitpid(pid, &status, WNOHANG)
-            if done == pid || (done < 0 && errno != EINTR) { break }
-            usleep(20_000)
-        }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (exitStatus, output, peak)
+        let environment = ["TZ": "UTC", "LC_ALL": "C.UTF-8", "HOME": folder.path, "TMPDIR": folder.path,
+                           "PATH": "/usr/bin:/bin", "ICAL_NOW": "2026-11-22T10:00:00"]
+        let result = try PeakMemory.run(arguments, environment: environment,
+                                        input: generating ? .generated { try generate($0) } : .none,
+                                        stdoutFile: folder.appendingPathComponent("out.txt").path)
+        return (result.status, result.stdout, result.peak)
     }
 
     /// The bound: the process itself (code and libraries, about 45 MB in a debug build),

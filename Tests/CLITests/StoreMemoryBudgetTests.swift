@@ -1,16 +1,9 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// `--memory` reaches the store: an import and the first build of the query index keep the
 /// same peak memory whatever the number of items already in the store (issue 42). Each
-/// process's peak is its own `ru_maxrss`, from `wait4`, so tests running beside it do not
-/// count.
+/// process's peak is its own (``PeakMemory``), so tests running beside it do not count.
 @Suite struct StoreMemoryBudgetTests {
     /// A store folder with `ical` granted full access to it.
     private struct Store {
@@ -31,31 +24,10 @@ import Musl
         }
 
         /// Runs `ical` with its output discarded: the exit status and the peak resident
-        /// memory in KiB.
+        /// memory in KiB (``PeakMemory``).
         func peak(_ arguments: [String]) throws -> (status: Int32, kibibytes: Int) {
-            let executable = ICalRunner.executable.path
-            let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer {
-                argv.forEach { free($0) }
-                envp.forEach { free($0) }
-            }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            var pid = pid_t()
-            let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-            try #require(spawned == 0, "posix_spawn: \(spawned)")
-            var status: Int32 = 0
-            var usage = rusage()
-            while wait4(pid, &status, 0, &usage) < 0 {
-                try #require(errno == EINTR, "wait4: \(errno)")
-            }
-            let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            return (exit, usage.ru_maxrss)
+            let result = try PeakMemory.run(arguments, environment: environment)
+            return (result.status, result.peak >> 10)
         }
     }
 
