@@ -9,7 +9,8 @@
 #                     cyrus-imapd, cyrus-caldav and sasl2-bin, for the CalDAV scheduling server the tests start)
 #   make build        debug build
 #   make release      the shipped ical: release, Swift runtime linked in (scripts/release-flags.sh)
-#   make bench        benchmarks against raw libical and the Python peers (ratios in one run)
+#   make bench        benchmarks against raw libical and the Python peers (ratios in one run), and the
+#                     scale table at 10^4, 10^5 and 10^6 events (Benchmarks/scale.sh; BENCH_SCALE=0 skips it)
 #   make fuzz         libFuzzer over the reader and writer (FUZZ_SECONDS, default 600)
 #   make conformance  differential recurrence tests against Python and Foundation (needs PyPI)
 #   make docs         DocC catalogs
