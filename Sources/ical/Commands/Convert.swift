@@ -60,8 +60,14 @@ extension ICal {
                 Files and standard input (-) of any size are converted one component at a
                 time (ics, jcal, json, csv); what is kept across components stays within
                 --memory (default 512M). A file whose calendar properties or VTIMEZONEs
-                come after its events is read twice. jCal input, and --repair and --split,
-                read their inputs whole, up to 256 MiB each.
+                come after its events is read twice. --repair reads each input twice (first
+                what each calendar's repair needs, then component by component), and a third
+                time when a VTIMEZONE comes after the events it repairs. --split keeps a
+                record of each component (UID, versions, place) in a sort that spills to
+                temporary files, then reads each item's components again from their places;
+                the files written, the notes and the checks before writing are those of a
+                whole read. jCal input is read whole, up to 256 MiB; so is everything when
+                --split's folder or the output is in a store (an import).
 
                 Examples:
                   ical convert export.ics -o clean.ics
