@@ -209,6 +209,27 @@ import Testing
         }
     }
 
+    /// 4,000 VCALENDARs joined together, each with the same 1.6 KB VTIMEZONE (6.4 MB of
+    /// them, past the quarter of --memory 16M kept for VTIMEZONEs): one copy is kept.
+    @Test func joinedCalendarsRepeatingTheirTimeZonesKeepOneCopy() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let zone = "BEGIN:VTIMEZONE\r\nTZID:Custom/Zone\r\nX-PAD:\(String(repeating: "z", count: 1_500))\r\nBEGIN:STANDARD\r\n"
+            + "DTSTART:19700101T000000\r\nTZOFFSETFROM:+0530\r\nTZOFFSETTO:+0530\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+        var text = ""
+        for index in 0..<4_000 {
+            text += "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//joined \(index % 3)//EN\r\n\(zone)BEGIN:VEVENT\r\nUID:e\(index % 300)\r\n"
+                + "DTSTAMP:20240101T000000Z\r\nSEQUENCE:\(index % 5)\r\nDTSTART;TZID=Custom/Zone:20240301T100000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        }
+        let path = try folder.write("joined.ics", text)
+        for repair in [false, true] {
+            let flags = (repair ? ["--repair", "--stamp", Self.stamp] : []) + ["--memory", "16M", path]
+            let expected = try Self.expected([path], repair: repair, split: "out")
+            #expect(expected.files.count == 300)
+            #expect(try Self.actual(flags, split: "out", folder: folder) == expected)
+        }
+    }
+
     @Test func aTargetInTheWayStopsTheStreamedSplitBeforeAnythingIsWritten() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -8,7 +8,7 @@ extension CalendarRepair {
     /// are gathered by a first read (``prepare()``):
     /// - the VCALENDAR's properties (VERSION, PRODID and X-WR-TIMEZONE, also when they come
     ///   after its components), its VTIMEZONEs (kept in memory, up to `zoneBudget` bytes
-    ///   for the file), and the TZIDs its components use, in order, with the line of their
+    ///   for the file's distinct ones), and the TZIDs its components use, in order, with the line of their
     ///   first use (for the warnings about unknown ones);
     /// - the VTIMEZONEs to generate from tzdata: each component is repaired as the second
     ///   read will repair it and its TZIDs are gathered (``TimeZoneExport/Needs``). When a
@@ -85,7 +85,7 @@ extension CalendarRepair {
         package func prepare() throws(ICalError) -> ICalComponentStream.Summary {
             facts = []
             var failure: ICalError?
-            var zoneBytes = 0
+            var interner = ComponentInterner(budget: zoneBudget)
             let summary = try stream.read { event in
                 guard failure == nil else { return }
                 switch event {
@@ -93,12 +93,13 @@ extension CalendarRepair {
                     let index = item.calendarIndex
                     while facts.count <= index { facts.append(Facts(header: item.calendar)) }
                     if item.component.matches(.timeZone) {
-                        zoneBytes += item.location.bytes.count
-                        guard zoneBytes <= zoneBudget else {
-                            failure = ICalError(.limitExceeded, "its VTIMEZONEs take more than \(zoneBudget) bytes, a quarter of --memory; give more memory", file: stream.file)
+                        do throws(ICalError) {
+                            facts[index].zones.append(try interner.intern(item.component, size: item.location.bytes.count,
+                                                                          what: "its VTIMEZONEs", file: stream.file))
+                        } catch {
+                            failure = error
                             return
                         }
-                        facts[index].zones.append(item.component)
                         facts[index].resolver = nil
                         if facts[index].zonesBeforeFirstItem >= 0 { facts[index].late = true }
                         return

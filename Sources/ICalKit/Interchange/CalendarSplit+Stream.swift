@@ -22,7 +22,8 @@ extension CalendarSplit {
     ///    DTSTAMP, TZIDs, file, line and place, in a sort that spills to a temporary file
     ///    (``RecordSorter``), so that a series' master and overrides meet wherever they are.
     ///    Each VCALENDAR's PRODID, CALSCALE and X-WR-TIMEZONE, and its first VTIMEZONE per
-    ///    TZID, are kept (the VTIMEZONEs up to a quarter of the memory budget).
+    ///    TZID, are kept (one copy of each distinct VTIMEZONE, up to a quarter of the memory
+    ///    budget).
     /// 2. ``finish(_:)`` reads the records sorted by UID (as Swift orders strings), then
     ///    RECURRENCE-ID, then read order: the kept version of each UID and RECURRENCE-ID is
     ///    chosen as the whole split chooses it, each duplicate gives the same warning, and
@@ -44,8 +45,7 @@ extension CalendarSplit {
         private let records: RecordSorter
         private let noteRecords: RecordSorter
         private var plans: RecordSorter
-        private let zoneBudget: Int
-        private var zoneBytes = 0
+        private var interner: ComponentInterner
         private var inputs: [Source] = []
         private var names: [String?] = []
         private var discarded: Set<Int> = []
@@ -159,7 +159,7 @@ extension CalendarSplit {
             records = RecordSorter(memoryLimit: recordMemory)
             noteRecords = RecordSorter(memoryLimit: recordMemory)
             plans = RecordSorter(memoryLimit: recordMemory)
-            zoneBudget = memory.bytes / 4
+            interner = ComponentInterner(budget: memory.bytes / 4)
         }
 
         /// Whether records were spilled to a temporary file (for tests).
@@ -270,11 +270,7 @@ extension CalendarSplit {
 
         private func keep(zone: Component, bytes: Int, in zones: inout [String: Component]) throws(ICalError) {
             guard let tzid = zone[.timeZoneIdentifier]?.trimmingASCIIWhitespace(), zones[tzid] == nil else { return }
-            zoneBytes += bytes
-            guard zoneBytes <= zoneBudget else {
-                throw ICalError(.limitExceeded, "the VTIMEZONEs of the inputs take more than \(zoneBudget) bytes, a quarter of --memory; give more memory")
-            }
-            zones[tzid] = zone
+            zones[tzid] = try interner.intern(zone, size: bytes, what: "the VTIMEZONEs of the inputs", file: nil)
         }
 
         /// A UID as Swift compares it: its NFC form (UTF-8 order of NFC is Swift's order).
