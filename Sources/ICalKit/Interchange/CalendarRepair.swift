@@ -180,7 +180,7 @@ public struct CalendarRepair: Sendable {
     }
 
     /// Adds a missing UID and DTSTAMP to an event, to-do, journal or free/busy component.
-    private func stamp(_ component: inout Component, report: (ConversionNote.Kind, Int?, String) -> Void,
+    func stamp(_ component: inout Component, report: (ConversionNote.Kind, Int?, String) -> Void,
                        usedIdentifiers: inout Set<String>) {
         guard Self.stampedKinds.contains(where: { component.matches($0) }) else { return }
         if component.property(.uniqueIdentifier) == nil {
@@ -248,7 +248,7 @@ public struct CalendarRepair: Sendable {
     }
 
     /// Whether a component or one below it has a property X-WR-TIMEZONE gives a TZID.
-    private static func takesCalendarTimeZone(_ component: Component) -> Bool {
+    static func takesCalendarTimeZone(_ component: Component) -> Bool {
         // Read in place: every component of a calendar with X-WR-TIMEZONE comes here.
         component.properties.withUnsafeBufferPointer { properties in
             properties.indices.contains { takesCalendarTimeZone(properties[$0]) }
@@ -304,7 +304,7 @@ public struct CalendarRepair: Sendable {
         }
     }
 
-    private static func applyCalendarTimeZone(_ zone: IANATimeZone, to component: inout Component,
+    static func applyCalendarTimeZone(_ zone: IANATimeZone, to component: inout Component,
                                        report: ((ConversionNote.Kind, Int?, String) -> Void)?) {
         for index in component.properties.indices {
             let property = component.properties[index]

@@ -208,6 +208,11 @@ public struct CalendarSplit: Sendable {
     /// UID's hash, then a counter. Names are given in UID order, so the result is the same
     /// on every run. `.ics` is appended.
     public static func fileName(for uid: String, taken: inout Set<String>) -> String {
+        fileName(for: uid, isTaken: { taken.contains($0) }, take: { taken.insert($0) })
+    }
+
+    /// ``fileName(for:taken:)`` with the names taken kept by the caller (lowercased).
+    static func fileName(for uid: String, isTaken: (String) -> Bool, take: (String) -> Void) -> String {
         var name = ""
         var previousWasDot = false
         for scalar in uid.unicodeScalars {
@@ -227,15 +232,15 @@ public struct CalendarSplit: Sendable {
             name = String(name.prefix(100)) + "-" + String(hash.prefix(16))
         }
         var candidate = name
-        if taken.contains(candidate.lowercased()) {
+        if isTaken(candidate.lowercased()) {
             candidate = name + "-" + String(hash.prefix(8))
             var counter = 2
-            while taken.contains(candidate.lowercased()) {
+            while isTaken(candidate.lowercased()) {
                 candidate = name + "-" + String(hash.prefix(8)) + "-\(counter)"
                 counter += 1
             }
         }
-        taken.insert(candidate.lowercased())
+        take(candidate.lowercased())
         return candidate + ".ics"
     }
 
@@ -245,6 +250,23 @@ public struct CalendarSplit: Sendable {
     /// Every target is checked first: when a file exists that is not ours to replace (see
     /// the type's documentation), nothing is written and the error names it.
     public func write(_ items: [Item], toFolder folder: String) throws(ICalError) {
+        try Self.prepare(folder: folder)
+        let base = Self.base(of: folder)
+        let writer = ICalWriter()
+        var pending: [(path: String, bytes: [UInt8])] = []
+        for item in items {
+            let path = base + item.fileName
+            let bytes = writer.bytes(item.calendar)
+            if try Self.needsWriting(bytes, uid: item.uid, to: path) { pending.append((path, bytes)) }
+        }
+        for file in pending {
+            try FileIO.writeAtomically(file.bytes, to: file.path, synchronizeFolder: false)
+        }
+        FileIO.synchronize(folder: folder)
+    }
+
+    /// Creates the folder when missing (one level); fails when something else is there.
+    static func prepare(folder: String) throws(ICalError) {
         var info = stat()
         if stat(folder, &info) != 0 {
             guard mkdir(folder, 0o755) == 0 else {
@@ -253,46 +275,46 @@ public struct CalendarSplit: Sendable {
         } else if (info.st_mode & S_IFMT) != S_IFDIR {
             throw ICalError(.io, "is not a folder", file: folder)
         }
-        let base = folder.hasSuffix("/") ? folder : folder + "/"
-        let writer = ICalWriter()
-        var pending: [(path: String, bytes: [UInt8])] = []
-        for item in items {
-            let path = base + item.fileName
-            let bytes = writer.bytes(item.calendar)
-            guard stat(path, &info) == 0 else {
-                pending.append((path, bytes))
-                continue
-            }
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw ICalError(.io, "exists and is not a regular file; nothing was written", file: path)
-            }
-            let existing: [UInt8]
-            do {
-                existing = try FileIO.readAll(path: path, limit: ICalReader.Limits.default.maxInputSize)
-            } catch {
-                throw ICalError(.io, "exists and cannot be read; not replaced, nothing was written", file: path)
-            }
-            if existing == bytes { continue }  // Already up to date: not rewritten.
-            let uids: Set<String>
-            do {
-                let result = try ICalReader().read(existing, file: path)
-                uids = Set(result.calendars.flatMap { calendar in
-                    (calendar.matches(.calendar) ? calendar.components : [calendar])
-                        .filter { !$0.matches(.timeZone) }.map { $0.uid ?? "" }
-                })
-            } catch {
-                throw ICalError(.io, "exists and is not an iCalendar file; not replaced, nothing was written", file: path)
-            }
-            guard uids == [item.uid] else {
-                let names = uids.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-                throw ICalError(.io, "exists and holds \(uids.isEmpty ? "no item" : "UID \(names)"), not UID \"\(item.uid)\"; "
-                                + "not replaced, nothing was written", file: path)
-            }
-            pending.append((path, bytes))
+    }
+
+    /// The folder's path with a `/` at the end, for its files' paths.
+    static func base(of folder: String) -> String {
+        folder.hasSuffix("/") ? folder : folder + "/"
+    }
+
+    /// Whether `bytes`, an item with `uid`, are to be written to `path`: true when nothing
+    /// is there, false when the file there already holds exactly these bytes.
+    ///
+    /// - Throws: ``ICalError/Code-swift.struct/io`` when the file there is not ours to
+    ///   replace (see the type's documentation): nothing is to be written then.
+    static func needsWriting(_ bytes: [UInt8], uid: String, to path: String) throws(ICalError) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return true }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ICalError(.io, "exists and is not a regular file; nothing was written", file: path)
         }
-        for file in pending {
-            try FileIO.writeAtomically(file.bytes, to: file.path, synchronizeFolder: false)
+        let existing: [UInt8]
+        do {
+            existing = try FileIO.readAll(path: path, limit: ICalReader.Limits.default.maxInputSize)
+        } catch {
+            throw ICalError(.io, "exists and cannot be read; not replaced, nothing was written", file: path)
         }
-        FileIO.synchronize(folder: folder)
+        if existing == bytes { return false }  // Already up to date: not rewritten.
+        let uids: Set<String>
+        do {
+            let result = try ICalReader().read(existing, file: path)
+            uids = Set(result.calendars.flatMap { calendar in
+                (calendar.matches(.calendar) ? calendar.components : [calendar])
+                    .filter { !$0.matches(.timeZone) }.map { $0.uid ?? "" }
+            })
+        } catch {
+            throw ICalError(.io, "exists and is not an iCalendar file; not replaced, nothing was written", file: path)
+        }
+        guard uids == [uid] else {
+            let names = uids.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw ICalError(.io, "exists and holds \(uids.isEmpty ? "no item" : "UID \(names)"), not UID \"\(uid)\"; "
+                            + "not replaced, nothing was written", file: path)
+        }
+        return true
     }
 }

@@ -77,6 +77,15 @@ public final class ICalComponentStream {
         public var calendarIndex: Int
         /// Where its text is.
         public var location: Location
+
+        /// Creates an item (package: a stream that changes what it hands out, such as a
+        /// repair's, hands out items of its own).
+        package init(component: Component, calendar: Component, calendarIndex: Int, location: Location) {
+            self.component = component
+            self.calendar = calendar
+            self.calendarIndex = calendarIndex
+            self.location = location
+        }
     }
 
     /// What ``read(_:)`` hands out, in file order.

@@ -103,8 +103,15 @@ public enum TimeZoneExport {
 
         /// The VTIMEZONEs, sorted by TZID.
         package func timeZones() -> [Component] {
+            timeZones(excluding: [])
+        }
+
+        /// The VTIMEZONEs of the TZIDs not in `defined`, sorted by TZID: what adding every
+        /// component with `defined` gives, for a caller that learns of the calendar's own
+        /// VTIMEZONEs only after its components (a streamed read).
+        package func timeZones(excluding defined: Set<String>) -> [Component] {
             entries.sorted { $0.tzid < $1.tzid }.compactMap { entry in
-                guard let zone = entry.zone, let bounds = entry.bounds else { return nil }
+                guard !defined.contains(entry.tzid), let zone = entry.zone, let bounds = entry.bounds else { return nil }
                 return zone.vTimeZone(from: bounds.lower, through: bounds.upper, timeZoneIdentifier: entry.tzid)
             }
         }

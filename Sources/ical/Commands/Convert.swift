@@ -60,8 +60,14 @@ extension ICal {
                 Files and standard input (-) of any size are converted one component at a
                 time (ics, jcal, json, csv); what is kept across components stays within
                 --memory (default 512M). A file whose calendar properties or VTIMEZONEs
-                come after its events is read twice. jCal input, and --repair and --split,
-                read their inputs whole, up to 256 MiB each.
+                come after its events is read twice. --repair reads each input twice (first
+                what each calendar's repair needs, then component by component), and a third
+                time when a VTIMEZONE comes after the events it repairs. --split keeps a
+                record of each component (UID, versions, place) in a sort that spills to
+                temporary files, then reads each item's components again from their places;
+                the files written, the notes and the checks before writing are those of a
+                whole read. jCal input is read whole, up to 256 MiB; so is everything when
+                --split's folder or the output is in a store (an import).
 
                 Examples:
                   ical convert export.ics -o clean.ics
@@ -130,6 +136,7 @@ extension ICal {
             let gate = PathGate()
             if split == nil && (to == .json || to == .csv) { try gate.checkTextOutput(output.output) }
             if try runStreamed(gate) { return }
+            if try runStreamedRepairOrSplit(gate) { return }
             var inputs: [CalendarSplit.Input] = []
             for input in self.inputs {
                 for path in try gate.expand(inputOf: input) {
@@ -306,6 +313,210 @@ extension ICal {
                 throw ExitCode(1)
             }
             return true
+        }
+
+        /// An input of --repair or --split after its first read: a file streamed, or
+        /// calendars read whole (jCal, a named pipe, a file the stream cannot give exactly).
+        private enum ReadInput {
+            case streamed(CalendarRepair.StreamedFile)
+            case whole(name: String, calendars: [Component])
+        }
+
+        /// --repair and --split on inputs of any size, with the output, the notes and the
+        /// exit status of the whole reads below (``CalendarRepair``, ``CalendarSplit``).
+        ///
+        /// Each input is read first (its diagnostics reported, as a whole read reports them):
+        /// for --repair by ``CalendarRepair/StreamedFile/prepare()``, which gathers what each
+        /// VCALENDAR's repair needs; for --split alone by ``CalendarSplit/Run/add(_:file:)``,
+        /// which records each component's UID, versions and place. With --repair each input
+        /// is then read again and repaired component by component, into the output (as
+        /// ``runStreamed(_:)`` writes it) or into the split's records; the repair's notes go
+        /// through a sort that spills, and are printed by file and line as the whole repair
+        /// prints them. --split then chooses the versions, reports the duplicates, checks
+        /// every target and writes the files (``CalendarSplit/Run``). Memory holds the
+        /// component being read, each input's VCALENDAR properties and VTIMEZONEs, and the
+        /// records within --memory; the rest spills to temporary files.
+        ///
+        /// Returns false, having done nothing, without --repair or --split, or when the
+        /// output or the split's folder is in a store (an import, which takes the calendars
+        /// whole).
+        private func runStreamedRepairOrSplit(_ gate: PathGate) throws -> Bool {
+            guard repair || split != nil else { return false }
+            if let split, case .store = gate.destination(split) { return false }
+            if split == nil, case .store = gate.destination(output.output) { return false }
+            var repairer = CalendarRepair()
+            if let text = stamp, let fixed = DateTime(iCalendar: text) {
+                repairer.now = { fixed }
+            } else {
+                // One time for the run: a component read again gets the DTSTAMP it got before.
+                let now = repairer.now()
+                repairer.now = { now }
+            }
+            let zoneBudget = reading.memory.bytes / 4
+            let run = split.map { _ in CalendarSplit.Run(memory: reading.memory) }
+            var read: [ReadInput] = []
+            for input in inputs {
+                for path in try gate.expand(inputOf: input) {
+                    let name = path == "-" ? "<stdin>" : path
+                    var streamed = false
+                    // A file that cannot be opened is read whole, which reports why.
+                    if let stream = (try? ICalComponentStream.open(path, reader: reading.reader)) ?? nil {
+                        var file: CalendarRepair.StreamedFile?
+                        let summary: ICalComponentStream.Summary
+                        do {
+                            if repair {
+                                file = CalendarRepair.StreamedFile(repairer, stream: stream, file: name, zoneBudget: zoneBudget)
+                                summary = try file!.prepare()
+                                stream.close()
+                            } else {
+                                summary = try run!.add(stream, file: name)
+                            }
+                        } catch {
+                            printError("\(error)")
+                            throw ExitCode(1)
+                        }
+                        if summary.isFaithful || stream.byteCount > reading.reader.limits.maxInputSize {
+                            streamed = true
+                            try reading.report(summary.diagnostics, of: path)
+                            if summary.calendars.isEmpty {
+                                printError("ical: \(name) holds no calendar data; nothing written")
+                                throw ExitCode(1)
+                            }
+                            if let file { read.append(.streamed(file)) }
+                        } else if !repair {
+                            run!.discardLastInput()
+                        }
+                    }
+                    if !streamed {
+                        let result = try reading.read(path)
+                        if result.calendars.isEmpty {
+                            printError("ical: \(name) holds no calendar data; nothing written")
+                            throw ExitCode(1)
+                        }
+                        if repair {
+                            read.append(.whole(name: name, calendars: result.calendars))
+                        } else {
+                            do { try run!.add(CalendarSplit.Input(file: name, calendars: result.calendars)) } catch {
+                                printError("\(error)")
+                                throw ExitCode(1)
+                            }
+                        }
+                    }
+                }
+            }
+            if repair {
+                try repairStreamed(read, repairer: repairer, into: run)
+            }
+            guard let split, let run else { return true }
+            let failed: Bool
+            do {
+                failed = try run.finish { printError($0.description) }
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
+            }
+            if failed {
+                printError("ical: nothing written to \(split)")
+                throw ExitCode(1)
+            }
+            do {
+                try run.write(toFolder: split)
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
+            }
+            return true
+        }
+
+        /// The repair's last read of each input: into the split's records, or into the
+        /// output in the format --to names. The notes are printed by input, then line, as
+        /// ``CalendarRepair/repair(_:file:)`` sorts them, before anything is written.
+        private func repairStreamed(_ read: [ReadInput], repairer: CalendarRepair, into run: CalendarSplit.Run?) throws {
+            let notes = RecordSorter(memoryLimit: reading.memory.bytes / 8)
+            var failure: ICalError?
+            func note(_ input: Int) -> (ConversionNote, [Int]) -> Void {
+                { note, order in
+                    guard failure == nil else { return }
+                    var key = RecordSorter.Key()
+                    key.append(input)
+                    order.forEach { key.append($0) }
+                    var payload = RecordSorter.Payload()
+                    payload.append(note.kind.rawValue)
+                    payload.append(note.file)
+                    payload.append(note.line)
+                    payload.append(note.message)
+                    do throws(ICalError) { try notes.add(key: key, payload: payload) } catch { failure = error }
+                }
+            }
+            let spool = run == nil ? try? SpooledOutput() : nil
+            if run == nil && spool == nil {
+                printError("ical: cannot create a temporary file for the output")
+                throw ExitCode(1)
+            }
+            var sink = Sink(format: to, pretty: pretty)
+            var buffer: [UInt8] = []
+            if to == .csv && run == nil { buffer += Array(ComponentCSVWriter.headerRow.utf8) }
+            func flushIfLarge() {
+                if let spool, buffer.count >= 1 << 16 {
+                    do throws(ICalError) { try spool.take(&buffer) } catch { failure = failure ?? error }
+                }
+            }
+            do {
+                for (index, input) in read.enumerated() {
+                    switch input {
+                    case .streamed(let file):
+                        if let run {
+                            try run.add(repairing: file, note: note(index))
+                        } else if let spool {
+                            let calendars = file.calendars
+                            var pass = Pass(file: file.file ?? "", headers: calendars.map(\.header), zones: calendars.map(\.timeZones))
+                            try file.read(note(index)) { event, _ in
+                                guard failure == nil else { return }
+                                do throws(ICalError) {
+                                    try sink.take(event, pass: &pass, spool: spool, buffer: &buffer, zoneBudget: Int.max)
+                                } catch { failure = error }
+                                flushIfLarge()
+                            }
+                            file.stream.close()
+                        }
+                    case .whole(let name, let calendars):
+                        let result = repairer.repair(calendars, file: name)
+                        let add = note(index)
+                        for (position, change) in result.changes.enumerated() { add(change, [position]) }
+                        if let run {
+                            try run.add(CalendarSplit.Input(file: name, calendars: result.calendars))
+                        } else if let spool {
+                            for calendar in result.calendars {
+                                try sink.take(wholeCalendar: calendar, spool: spool, buffer: &buffer)
+                                try spool.take(&buffer)
+                            }
+                        }
+                    }
+                    if let failure { throw failure }
+                }
+                try notes.forEachSorted { _, payload in
+                    var payload = payload
+                    let kind = ConversionNote.Kind(rawValue: payload.string() ?? "") ?? .warning
+                    let file = payload.string()
+                    let line = payload.int()
+                    printError(ConversionNote(kind, file: file, line: line, message: payload.string() ?? "").description)
+                }
+                guard let spool else { return }
+                sink.finish(to: &buffer)
+                try spool.take(&buffer)
+                if let failure { throw failure }
+                if let firstCalendarEnd = sink.firstCalendarEnd {
+                    try spool.commit(to: output.output, opening: sink.writer.severalCalendarsOpening,
+                                     indentedBefore: pretty ? firstCalendarEnd : 0)
+                } else {
+                    try spool.commit(to: output.output)
+                }
+            } catch let exit as ExitCode {
+                throw exit
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
+            }
         }
 
         /// What one read of a file knows and finds: with `headers` and `zones` from a first
