@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scale (issue 42, "a million events"): wall time and peak memory of `ical import`, the
+# Scale ("a million events"): wall time and peak memory of `ical import`, the
 # first and the second month query on the imported store, the month query of the file
 # itself and `ical convert --to jcal`, at 10^4, 10^5 and 10^6 generated events, with how
 # each grows per 10x of events and its ratio to raw libical parsing and writing the same
@@ -343,7 +343,7 @@ report() {
     cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
     memory=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
     swift_version=$("$SWIFT" --version 2>/dev/null | sed -n 's/.*Swift version \([^ ]*\).*/\1/p' | head -n 1)
-    echo "# Scale (issue 42)"
+    echo "# Scale: a million events"
     echo
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $minutes min; \`sh Benchmarks/scale.sh\` (sizes: $SIZES)"
     echo "- Machine: $(nproc) cores (${cpu:-$(uname -m)}), $memory memory, $(uname -s) $(uname -r), file system $(stat -f -c %T "$here/work" 2>/dev/null || echo unknown)"
