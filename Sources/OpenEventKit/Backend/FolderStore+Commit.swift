@@ -155,7 +155,7 @@ extension FolderStore {
     /// ``commit(_:)`` hold as they are.
     ///
     /// What the batch keeps per put is kept on disk, not in memory, so that the batch's
-    /// memory does not grow with its size (issue 42): each put's names go to a
+    /// memory does not grow with its size: each put's names go to a
     /// ``RecordLog`` (an unlinked temporary file), read back to write the journal a step at a
     /// time, to apply it, to report the identities and, on failure, to remove the
     /// temporaries; whether an item is put twice is found by sorting the puts' names

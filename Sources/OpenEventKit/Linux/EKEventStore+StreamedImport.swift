@@ -9,8 +9,8 @@ import ICalKit
 ///
 /// The per-component records (UID, place, kind) are kept in order in a temporary file
 /// (a record log, a megabyte in memory), not in memory, and the import groups them by UID
-/// with a sort that keeps to ``memory``: memory does not grow with the number of items
-/// (issue 42). What stays in memory per VCALENDAR is its properties and VTIMEZONEs.
+/// with a sort that keeps to ``memory``: memory does not grow with the number of items.
+/// What stays in memory per VCALENDAR is its properties and VTIMEZONEs.
 ///
 /// Add files with ``add(_:evenIfUnfaithful:)`` (streamed, read once now and once more,
 /// item by item, by the import) or calendars read whole with ``add(calendars:)`` (jCal,
@@ -367,7 +367,7 @@ extension EKEventStore {
     /// time zones of the calendars, not the calendars' trees nor every item's bytes. What is
     /// kept per item (the source's places, the groups by UID, the batch's file names and
     /// journal) is kept in temporary files and sorted within ``memoryBudget``, so an
-    /// import's peak is the same at 100,000 and 1,000,000 items (issue 42). The items are
+    /// import's peak is the same at 100,000 and 1,000,000 items. The items are
     /// written in the order of their UIDs.
     ///
     /// With changes pending in this store (saves not yet committed) the items are read into
