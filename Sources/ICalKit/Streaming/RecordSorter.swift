@@ -152,24 +152,26 @@ package final class RecordSorter {
         heldBytes = 0
     }
 
-    /// One run read back in order, a megabyte at a time.
+    /// One run read back in order, `chunk` bytes at a time.
     private final class RunReader {
         let descriptor: Int32
         var offset: Int
         let end: Int
+        let chunk: Int
         var buffer: [UInt8] = []
         var position = 0
         var head: Record?
 
-        init(descriptor: Int32, offset: Int, count: Int) {
+        init(descriptor: Int32, offset: Int, count: Int, chunk: Int) {
             self.descriptor = descriptor
             self.offset = offset
             self.end = offset + count
+            self.chunk = chunk
         }
 
         private func take(_ count: Int) throws(ICalError) -> [UInt8] {
             while buffer.count - position < count {
-                let wanted = max(1 << 20, count)
+                let wanted = max(chunk, count)
                 var chunk = [UInt8](repeating: 0, count: min(wanted, end - offset))
                 guard !chunk.isEmpty else { throw ICalError(.io, "a temporary file ended early") }
                 let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
@@ -202,7 +204,11 @@ package final class RecordSorter {
             return
         }
         if !records.isEmpty { try spill() }
-        let readers = runs.map { RunReader(descriptor: descriptor, offset: $0.offset, count: $0.count) }
+        // The runs' buffers share the memory limit (a megabyte each at most, 64 KiB at
+        // least): with a megabyte each, a merge of many runs held more than the limit, and
+        // more the more records there were.
+        let chunk = min(1 << 20, max(64 << 10, memoryLimit / max(runs.count, 1) / 2))
+        let readers = runs.map { RunReader(descriptor: descriptor, offset: $0.offset, count: $0.count, chunk: chunk) }
         for reader in readers { try reader.advance() }
         while true {
             var best: RunReader?

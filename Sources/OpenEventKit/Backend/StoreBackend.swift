@@ -27,17 +27,32 @@ package protocol StoreBackend: Sendable {
     func readCollection(_ collection: String) throws(StoreError) -> CollectionContents
     /// Writes a batch, all or nothing.
     func commit(_ batch: Batch) throws(StoreError) -> CommitResult
-    /// Writes a batch and the items `produce` puts, all or nothing (see
-    /// ``FolderStore/commit(_:streaming:)``).
+    /// Writes a batch and the items `produce` puts, all or nothing, holding about `memory`
+    /// for the batch's bookkeeping whatever its size; `committed` learns the identity of
+    /// each item put (see ``FolderStore/commit(_:memory:streaming:committed:)``).
     func commit(
         _ batch: Batch,
-        streaming produce: (_ put: (_ collection: String, _ name: String, _ bytes: [UInt8], _ expecting: Batch.Expectation) throws(StoreError) -> Void) throws -> Void
+        memory: MemoryBudget,
+        streaming produce: (_ put: (_ collection: String, _ name: String, _ bytes: [UInt8], _ expecting: Batch.Expectation) throws(StoreError) -> Void) throws -> Void,
+        committed: ((ItemKey, FileIdentity) -> Void)?
     ) throws -> CommitResult
     /// The identities of every collection and item file now.
     func snapshot() throws(StoreError) -> StoreSnapshot
 }
 
 extension StoreBackend {
+    /// ``commit(_:memory:streaming:committed:)`` with the default budget, the identities of
+    /// the items put in the result.
+    package func commit(
+        _ batch: Batch,
+        streaming produce: (_ put: (_ collection: String, _ name: String, _ bytes: [UInt8], _ expecting: Batch.Expectation) throws(StoreError) -> Void) throws -> Void
+    ) throws -> CommitResult {
+        let streamed = CollectedIdentities()
+        var result = try commit(batch, memory: .default, streaming: produce) { streamed.all[$0] = $1 }
+        result.identities.merge(streamed.all) { _, new in new }
+        return result
+    }
+
     /// What changed since `earlier`, and the snapshot now.
     package func scanChanges(since earlier: StoreSnapshot) throws(StoreError) -> (changes: StoreChanges, snapshot: StoreSnapshot) {
         let now = try snapshot()
@@ -51,4 +66,9 @@ extension FolderStore: StoreBackend {
     package func readItem(in collection: String, name: String) throws(StoreError) -> ItemReadResult {
         try readItem(in: collection, name: name, touchingAccessTime: true)
     }
+}
+
+/// The identities a streamed commit reports, collected.
+private final class CollectedIdentities {
+    var all: [ItemKey: FileIdentity] = [:]
 }

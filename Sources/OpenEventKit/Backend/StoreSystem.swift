@@ -173,6 +173,32 @@ enum StoreSystem {
         guard close(descriptor) == 0 else { throw failure("close", "cannot close", path: path) }
     }
 
+    /// ``writeNewFile(_:to:mode:flush:)`` of bytes that `content` hands to its `write` in
+    /// parts (a journal of any length, a part at a time).
+    static func writeNewFile(to path: String, mode: mode_t = 0o644, flush: Bool = true,
+                             content: ((_ write: ([UInt8]) throws(StoreError) -> Void) throws(StoreError) -> Void)) throws(StoreError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard descriptor >= 0 else { throw failure("open", "cannot create", path: path) }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
+        try content { bytes throws(StoreError) in
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("write", "cannot write", path: path)
+                }
+                offset += written
+            }
+        }
+        if flush {
+            guard fsync(descriptor) == 0 else { throw failure("fsync", "cannot flush to disk", path: path) }
+        }
+        closed = true
+        guard close(descriptor) == 0 else { throw failure("close", "cannot close", path: path) }
+    }
+
     /// Flushes a folder's entries (creations, renames, removals in it) to disk.
     static func synchronize(folder path: String) throws(StoreError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

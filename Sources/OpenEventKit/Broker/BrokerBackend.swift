@@ -130,13 +130,17 @@ package final class BrokerBackend: StoreBackend, @unchecked Sendable {
     /// bounds it: ``BrokerWire/maximumFrame``).
     package func commit(
         _ batch: Batch,
-        streaming produce: (_ put: (_ collection: String, _ name: String, _ bytes: [UInt8], _ expecting: Batch.Expectation) throws(StoreError) -> Void) throws -> Void
+        memory: MemoryBudget,
+        streaming produce: (_ put: (_ collection: String, _ name: String, _ bytes: [UInt8], _ expecting: Batch.Expectation) throws(StoreError) -> Void) throws -> Void,
+        committed: ((ItemKey, FileIdentity) -> Void)?
     ) throws -> CommitResult {
         var all = batch
         try produce { collection, name, bytes, expecting throws(StoreError) in
             try all.putBytes(bytes, into: collection, name: name, expecting: expecting)
         }
-        return try commit(all)
+        let result = try commit(all)
+        if let committed { for (key, identity) in result.identities { committed(key, identity) } }
+        return result
     }
 
     /// The remote sources of the calendars the app may see (none when the broker cannot say),

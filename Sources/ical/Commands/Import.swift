@@ -41,17 +41,25 @@ extension ICal {
             let gate = try PathGate(storeOptions)
             // Files are streamed: the import keeps each component's place, not the tree, and
             // reads the components again item by item as it writes them (see EKImportSource).
-            let source = EKImportSource()
+            // What the import keeps per item goes to temporary files past the budget.
+            let source = EKImportSource(memory: reading.memory)
             for input in inputs {
                 for path in try gate.expand(inputOf: input) {
                     // A file that cannot be opened is read whole, which reports why.
                     if let stream = (try? ICalComponentStream.open(path, reader: reading.reader)) ?? nil {
+                        // A stream that is not faithful (a VCALENDAR property after its
+                        // components, a limit reached) is read whole when its tree fits in
+                        // --memory and a whole read takes it, else streamed again with the
+                        // complete calendar properties (EKImportSource.add(_:evenIfUnfaithful:)).
+                        let size = stream.byteCount
+                        let tooLarge = size.multipliedReportingOverflow(by: OccurrenceInputs.wholeReadFactor).partialValue
+                            > reading.memory.bytes || size > reading.reader.limits.maxInputSize
                         let summary: ICalComponentStream.Summary
-                        do { summary = try source.add(stream) } catch {
+                        do { summary = try source.add(stream, evenIfUnfaithful: tooLarge) } catch {
                             printError("\(error)")
                             throw ExitCode(1)
                         }
-                        if summary.isFaithful {
+                        if summary.isFaithful || tooLarge {
                             try reading.report(summary.diagnostics, of: path)
                             continue
                         }

@@ -123,4 +123,73 @@ import Testing
         #expect(reports[0].added == 3 && reports[0].uidsAdded == 1)
         #expect(try storeTree(streamedRoot) == storeTree(treeRoot))
     }
+
+    /// A stream that is not faithful (VCALENDAR properties after the components: an
+    /// X-WR-TIMEZONE, a METHOD that makes the second calendar non-defining) is read again
+    /// with the complete properties when it is too large to read whole; the store then holds
+    /// what a whole read imports.
+    @Test func anUnfaithfulStreamImportsAsTheWholeRead() throws {
+        let folder = try StoreFolder()
+        defer { folder.remove() }
+        let text = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//test//EN\r
+            BEGIN:VEVENT\r
+            UID:s\r
+            DTSTAMP:20260101T000000Z\r
+            DTSTART:20260302T100000\r
+            RRULE:FREQ=DAILY;COUNT=3\r
+            END:VEVENT\r
+            BEGIN:VEVENT\r
+            DTSTAMP:20260101T000000Z\r
+            DTSTART:20260305T120000\r
+            SUMMARY:no uid\r
+            END:VEVENT\r
+            X-WR-TIMEZONE:Europe/Berlin\r
+            END:VCALENDAR\r
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//test//EN\r
+            BEGIN:VEVENT\r
+            UID:s\r
+            DTSTAMP:20260101T000000Z\r
+            RECURRENCE-ID:20260303T100000\r
+            DTSTART:20260303T120000\r
+            END:VEVENT\r
+            BEGIN:VEVENT\r
+            UID:r\r
+            DTSTAMP:20260101T000000Z\r
+            DTSTART:20260306T120000\r
+            END:VEVENT\r
+            METHOD:REQUEST\r
+            END:VCALENDAR\r
+
+            """
+        let file = try folder.write("input/in.ics", text)
+        let calendars = try ICalReader().read(contentsOfFile: file).calendars
+        let streamedRoot = folder.path + "/streamed", treeRoot = folder.path + "/tree"
+        var reports: [EKImportReport] = []
+        for (root, streamed) in [(streamedRoot, true), (treeRoot, false)] {
+            let eventStore = EKEventStore(backend: try FolderStore.open(at: root),
+                                          authority: FixedAccessAuthority(events: .fullAccess, reminders: .fullAccess), watchingChanges: false)
+            let source = EKImportSource(memory: MemoryBudget(bytes: 16 << 20))
+            if streamed {
+                let stream = try #require(try ICalComponentStream.open(file))
+                #expect(try !source.add(stream, evenIfUnfaithful: true).isFaithful)
+            } else {
+                // What `ical import` does with a small unfaithful file: a whole read.
+                let stream = try #require(try ICalComponentStream.open(file))
+                #expect(try !source.add(stream).isFaithful)
+                source.add(calendars: calendars)
+            }
+            reports.append(try eventStore.importCalendars(from: source))
+        }
+        #expect(reports[0] == reports[1])
+        #expect(reports[0].added == 3 && reports[0].uidsAdded == 1)
+        #expect(try storeTree(streamedRoot) == storeTree(treeRoot))
+        // The late X-WR-TIMEZONE applies to the first calendar's floating times.
+        let series = try #require(try storeTree(streamedRoot).first { $0.key.hasSuffix("/s.ics") })
+        #expect(String(decoding: series.value, as: UTF8.self).contains("TZID=Europe/Berlin"))
+    }
 }
