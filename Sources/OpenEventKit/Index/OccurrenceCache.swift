@@ -455,7 +455,7 @@ extension StoreIndex {
     }
 
     /// Computes the rows of runs of weeks: the candidates of each run, each read once and
-    /// expanded over the runs it is a candidate of, on every core.
+    /// expanded over the runs it is a candidate of, on ``FileReaders`` threads.
     private func fill(_ runs: [ClosedRange<Int64>], zoneKey: String, zone: any TimeZoneRules) throws(StoreError) -> OccurrenceCache.Rows {
         var runsOf: [ItemKey: [ClosedRange<Int64>]] = [:]
         for run in runs {
@@ -468,7 +468,7 @@ extension StoreIndex {
         let chunk = 64
         let chunks = (work.count + chunk - 1) / chunk
         let results = Mutex<[OccurrenceCache.Rows]>(Array(repeating: OccurrenceCache.Rows(), count: chunks))
-        DispatchQueue.concurrentPerform(iterations: chunks) { index in
+        FileReaders.perform(iterations: chunks) { index in
             var rows = OccurrenceCache.Rows()
             for (key, itemRuns) in work[(index * chunk)..<min(work.count, (index + 1) * chunk)] {
                 // A file that cannot be reached is skipped, as a query skips it.
