@@ -458,6 +458,12 @@ extension StoreIndex {
     /// expanded over the runs it is a candidate of, on ``FileReaders`` threads.
     private func fill(_ runs: [ClosedRange<Int64>], zoneKey: String, zone: any TimeZoneRules) throws(StoreError) -> OccurrenceCache.Rows {
         var runsOf: [ItemKey: [ClosedRange<Int64>]] = [:]
+        // The candidates' rows are spread over the whole `item` table (their names are in no
+        // order of time): read through the memory map, a fill of a month of a large store
+        // mapped most of the table's pages into the process (140 MB at a million items),
+        // where SQLite's own cache holds a few megabytes.
+        try withDatabase { queue in try queue.inDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 0") } }
+        defer { try? withDatabase { queue in try queue.inDatabase { db in try db.execute(sql: "PRAGMA mmap_size = \(StoreIndex.mappedBytes)") } } }
         for run in runs {
             for file in try candidates(window: OccurrenceCache.window(run)) {
                 runsOf[ItemKey(collection: file.collection, name: file.name), default: []].append(run)
