@@ -402,8 +402,9 @@ package final class StoreIndex: Sendable {
     /// ``largestRecomputation`` items changed).
     ///
     /// Files are parsed outside the transaction, on ``FileReaders`` threads and in inode
-    /// order (``workSQL``), so a long first build does not hold SQLite's write lock. A row always describes the bytes it was computed
-    /// from: its identity is the one read with them. A file that another program changes
+    /// order (``workSQL``), so a long first build does not hold SQLite's write lock. A row
+    /// always describes the bytes it was computed from: its identity is the one read with
+    /// them. A file that another program changes
     /// while the refresh runs keeps the row of the version read, and the next refresh
     /// notices its new identity (a folder's times are taken before it is listed, for the
     /// same reason). When two processes refresh at once, each writes its rows in its own
@@ -464,8 +465,9 @@ package final class StoreIndex: Sendable {
     /// a temporary file past its page cache) rather than into memory, the files to read are
     /// taken from it in pages of ``pageSize`` in the order of their inode numbers
     /// (``workSQL``), and the rows of each page are staged in a second temporary table; the
-    /// one write transaction then copies them into `item`, in key order. Only a small refresh (at most ``largestRecomputation`` files, with cached
-    /// occurrences to recompute) keeps its items in memory.
+    /// one write transaction then copies them into `item`, in key order. Only a small
+    /// refresh (at most ``largestRecomputation`` files, with cached occurrences to
+    /// recompute) keeps its items in memory.
     private func refresh(_ queue: DatabaseQueue, scan: Scan) throws -> IndexRefresh {
         let started = StoreSystem.now()
         let budget = memoryBudget
