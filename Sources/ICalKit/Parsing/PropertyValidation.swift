@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Checks the values of properties whose type RFC 5545 fixes, so an impossible value is
 /// reported at its line instead of surfacing later as a wrong time.
@@ -129,7 +128,7 @@ enum PropertyValidation {
             case none
         }
 
-        private static let known = Mutex<[String: Verdict]>([:])
+        private static let known = ReadMostlyCache<String, Verdict>()
         /// How many verdicts ``known`` keeps before it starts again: enough for every
         /// distinct RRULE of a large file, so that a query's expansion, which asks again
         /// after the reader asked for each, does not parse them a second time (a few
@@ -144,7 +143,7 @@ enum PropertyValidation {
         }
 
         static func verdict(_ text: String) -> Verdict {
-            if let verdict = known.withLock({ $0[text] }) { return verdict }
+            if let verdict = known[text] { return verdict }
             // One reading gives both the error and, for a readable rule, the first warning.
             let verdict: Verdict
             do {
@@ -157,7 +156,7 @@ enum PropertyValidation {
                     verdict = .error(error.message)
                 }
             }
-            known.withLock { known in
+            known.update { known in
                 if known.count >= knownLimit { known.removeAll(keepingCapacity: true) }
                 known[text] = verdict
             }

@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// A zone of the IANA time zone database, read from the system's compiled tzdata
 /// (TZif files, RFC 8536) in `/usr/share/zoneinfo`, or in `$TZDIR` when that is set.
@@ -142,13 +141,13 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
         var name: String
     }
 
-    private static let cache = Mutex<[CacheKey: IANATimeZone?]>([:])
+    private static let cache = ReadMostlyCache<CacheKey, IANATimeZone?>()
     private static let maximumCachedMisses = 4096
 
     private static func cached(_ name: String, directory: String) -> IANATimeZone? {
         guard isValidIdentifier(name), !directory.isEmpty else { return nil }
         let key = CacheKey(directory: directory, name: name)
-        if let hit = cache.withLock({ $0[key] }) { return hit }
+        if let hit = cache[key] { return hit }
         // Read outside the lock; two threads may both read a zone once, which is harmless.
         let zone: IANATimeZone?
         do {
@@ -157,7 +156,7 @@ public struct IANATimeZone: TimeZoneRules, CustomStringConvertible {
         } catch {
             zone = nil
         }
-        cache.withLock { entries in
+        cache.update { entries in
             if zone == nil {
                 let misses = entries.values.lazy.filter { $0 == nil }.count
                 if misses >= maximumCachedMisses { entries = entries.filter { $0.value != nil } }

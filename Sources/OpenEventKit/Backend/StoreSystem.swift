@@ -44,6 +44,10 @@ enum StoreSystem {
     struct Entry: Hashable {
         var name: String
         var isFolder: Bool
+        /// The inode number the folder's entry names (`d_ino`), 0 where not given: reading
+        /// many files in this order reads the file system's inode tables and blocks mostly
+        /// in order, where name order jumps about them.
+        var inode: UInt64 = 0
     }
 
     static func failure(_ function: String, _ message: String, path: String, code: Int32 = errno) -> StoreError {
@@ -322,7 +326,7 @@ enum StoreSystem {
             if type == UInt8(DT_DIR) { isFolder = true }
             else if type == UInt8(DT_UNKNOWN) { isFolder = Self.isFolder(path + "/" + name) }
             else { isFolder = false }
-            try body(Entry(name: name, isFolder: isFolder))
+            try body(Entry(name: name, isFolder: isFolder, inode: UInt64(entry.pointee.d_ino)))
         }
     }
 

@@ -455,9 +455,15 @@ extension StoreIndex {
     }
 
     /// Computes the rows of runs of weeks: the candidates of each run, each read once and
-    /// expanded over the runs it is a candidate of, on every core.
+    /// expanded over the runs it is a candidate of, on ``FileReaders`` threads.
     private func fill(_ runs: [ClosedRange<Int64>], zoneKey: String, zone: any TimeZoneRules) throws(StoreError) -> OccurrenceCache.Rows {
         var runsOf: [ItemKey: [ClosedRange<Int64>]] = [:]
+        // The candidates' rows are spread over the whole `item` table (their names are in no
+        // order of time): read through the memory map, a fill of a month of a large store
+        // mapped most of the table's pages into the process (140 MB at a million items),
+        // where SQLite's own cache holds a few megabytes.
+        try withDatabase { queue in try queue.inDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 0") } }
+        defer { try? withDatabase { queue in try queue.inDatabase { db in try db.execute(sql: "PRAGMA mmap_size = \(StoreIndex.mappedBytes)") } } }
         for run in runs {
             for file in try candidates(window: OccurrenceCache.window(run)) {
                 runsOf[ItemKey(collection: file.collection, name: file.name), default: []].append(run)
@@ -468,7 +474,7 @@ extension StoreIndex {
         let chunk = 64
         let chunks = (work.count + chunk - 1) / chunk
         let results = Mutex<[OccurrenceCache.Rows]>(Array(repeating: OccurrenceCache.Rows(), count: chunks))
-        DispatchQueue.concurrentPerform(iterations: chunks) { index in
+        FileReaders.perform(iterations: chunks) { index in
             var rows = OccurrenceCache.Rows()
             for (key, itemRuns) in work[(index * chunk)..<min(work.count, (index + 1) * chunk)] {
                 // A file that cannot be reached is skipped, as a query skips it.

@@ -401,9 +401,10 @@ package final class StoreIndex: Sendable {
     /// same transaction (or the whole cache dropped when more than
     /// ``largestRecomputation`` items changed).
     ///
-    /// Files are parsed outside the transaction, on every core, so a long first build does
-    /// not hold SQLite's write lock. A row always describes the bytes it was computed
-    /// from: its identity is the one read with them. A file that another program changes
+    /// Files are parsed outside the transaction, on ``FileReaders`` threads and in inode
+    /// order (``workSQL``), so a long first build does not hold SQLite's write lock. A row
+    /// always describes the bytes it was computed from: its identity is the one read with
+    /// them. A file that another program changes
     /// while the refresh runs keeps the row of the version read, and the next refresh
     /// notices its new identity (a folder's times are taken before it is listed, for the
     /// same reason). When two processes refresh at once, each writes its rows in its own
@@ -462,10 +463,11 @@ package final class StoreIndex: Sendable {
     /// Memory stays within the index's ``memoryBudget`` whatever the store's size: the
     /// listing of the scanned folders goes into a temporary table (SQLite's, which spills to
     /// a temporary file past its page cache) rather than into memory, the files to read are
-    /// taken from it in pages of ``pageSize`` in name order, and the rows of each page are
-    /// staged in a second temporary table; the one write transaction then copies them into
-    /// `item`. Only a small refresh (at most ``largestRecomputation`` files, with cached
-    /// occurrences to recompute) keeps its items in memory.
+    /// taken from it in pages of ``pageSize`` in the order of their inode numbers
+    /// (``workSQL``), and the rows of each page are staged in a second temporary table; the
+    /// one write transaction then copies them into `item`, in key order. Only a small
+    /// refresh (at most ``largestRecomputation`` files, with cached occurrences to
+    /// recompute) keeps its items in memory.
     private func refresh(_ queue: DatabaseQueue, scan: Scan) throws -> IndexRefresh {
         let started = StoreSystem.now()
         let budget = memoryBudget
@@ -506,7 +508,7 @@ package final class StoreIndex: Sendable {
         defer {
             if usesScratch {
                 try? queue.inDatabase { db in
-                    try db.execute(sql: "DROP TABLE IF EXISTS temp.listing; DROP TABLE IF EXISTS temp.staged")
+                    try db.execute(sql: "DROP TABLE IF EXISTS temp.listing; DROP TABLE IF EXISTS temp.work; DROP TABLE IF EXISTS temp.staged")
                     try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
                 }
             }
@@ -533,31 +535,32 @@ package final class StoreIndex: Sendable {
                 let row = FolderRow(stamp: present[collection]!, settled: present[collection]!.latestChange < started - 2)
                 if folders[collection] != row { folderUpdates.append((collection, row)) }
             }
-            // 2. What to read: listed files without a row, or whose identity changed.
+            // 2. What to read, into `temp.work` in inode order: listed files without a row, or
+            // whose identity changed.
             let (workCount, unchanged) = try queue.reading { db in
                 try db.execute(sql: "CREATE INDEX temp.listing_key ON listing (collection, name)")
                 let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.listing") ?? 0
-                let unchanged = try Int.fetchOne(db, sql: """
-                    SELECT COUNT(*) FROM temp.listing l JOIN main.item i ON i.collection = l.collection AND i.name = l.name
-                    WHERE \(Self.sameIdentity)
-                    """) ?? 0
-                return (total - unchanged, unchanged)
+                try db.execute(sql: Self.workSQL)
+                let work = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.work") ?? 0
+                return (work, total - work)
             }
             result.unchanged = unchanged
             result.scannedFolders = scanned.count - gone.count
             recomputing = cache.hasWeeks && workCount <= Self.largestRecomputation
-            // 3. Read them a page at a time, in name order, on every core.
+            // 3. Read them a page at a time, in inode order, on more threads than cores.
             let pageSize = Self.pageSize(budget)
-            var after = (collection: "", name: "")
+            var after: Int64 = 0
             while true {
+                var last: Int64 = after
                 let page: [Job] = try queue.reading { db in
-                    try Row.fetchAll(db, sql: Self.workQuery, arguments: [after.collection, after.name, pageSize]).map { row in
-                        let identity: FileIdentity? = (row[2] as Int64?) == nil ? nil : Self.identity(row, from: 2)
-                        return Job(key: ItemKey(collection: row[0], name: row[1]), identity: identity, isNew: row[7])
+                    try Row.fetchAll(db, sql: Self.workQuery, arguments: [after, pageSize]).map { row in
+                        last = row[0]
+                        let identity: FileIdentity? = (row[3] as Int64?) == nil ? nil : Self.identity(row, from: 3)
+                        return Job(key: ItemKey(collection: row[1], name: row[2]), identity: identity, isNew: row[8])
                     }
                 }
-                guard let last = page.last else { break }
-                after = (last.key.collection, last.key.name)
+                guard !page.isEmpty else { break }
+                after = last
                 let parsed = try parse(page, keepingItems: recomputing)
                 // Rows of files that vanished before they could be read (only files with a
                 // row have one to delete).
@@ -638,9 +641,13 @@ package final class StoreIndex: Sendable {
                 if entries[index].summary == nil { result.broken += 1 }
             }
             if staged.rows > 0 {
-                // The staged rows are in name order already: appended in key order to a
-                // table keyed by it when the table is new.
-                try db.execute(sql: "INSERT OR REPLACE INTO main.item (\(Self.itemColumns)) SELECT \(Self.itemColumns) FROM temp.staged")
+                // The staged rows, read in inode order, go in in key order: appended to a
+                // table keyed by it when the table is new (SQLite's sorter spills to its
+                // temporary files past its cache).
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO main.item (\(Self.itemColumns)) SELECT \(Self.itemColumns) FROM temp.staged
+                    ORDER BY collection, name
+                    """)
                 if forgets {
                     let keys = try Row.fetchCursor(db, sql: "SELECT collection, name FROM temp.staged")
                     while let row = try keys.next() { try OccurrenceCache.forget(ItemKey(collection: row[0], name: row[1]), in: db) }
@@ -698,16 +705,29 @@ package final class StoreIndex: Sendable {
         AND l.modificationSeconds = i.modificationSeconds AND l.modificationNanoseconds = i.modificationNanoseconds
         """
 
-    /// One page of the files to read, after a collection and name: listed files without a
-    /// row or whose identity differs from their row's (a file listed by name only has none).
-    static let workQuery = """
+    /// The files to read, into `temp.work` in the order of their inode numbers: listed files
+    /// without a row or whose identity differs from their row's (a file listed by name only
+    /// has none).
+    ///
+    /// Inode order rather than name order: names (UIDs, mostly random) have nothing to do
+    /// with where a file's inode and bytes are on disk, while a file system such as ext4
+    /// hands out inode numbers, and places blocks, roughly in the order files are created.
+    /// Read in name order, a store whose files are not in the page cache costs a random
+    /// read of an inode table block and one of a data block per file (most of a first
+    /// build's time at a million items).
+    static let workSQL = """
+        CREATE TEMP TABLE work AS
         SELECT l.collection, l.name, l.device, l.inode, l.size, l.modificationSeconds, l.modificationNanoseconds,
-            i.name IS NULL
+            i.name IS NULL AS isNew
         FROM temp.listing l LEFT JOIN main.item i ON i.collection = l.collection AND i.name = l.name
-        WHERE (l.collection > ?1 OR (l.collection = ?1 AND l.name > ?2))
-            AND (i.name IS NULL OR l.device IS NULL OR NOT (\(sameIdentity)))
-        ORDER BY l.collection, l.name
-        LIMIT ?3
+        WHERE i.name IS NULL OR l.device IS NULL OR NOT (\(sameIdentity))
+        ORDER BY l.entryInode, l.collection, l.name
+        """
+
+    /// One page of `temp.work`, after a row: its rowid, then ``Job``'s columns.
+    static let workQuery = """
+        SELECT rowid, collection, name, device, inode, size, modificationSeconds, modificationNanoseconds, isNew
+        FROM temp.work WHERE rowid > ? ORDER BY rowid LIMIT ?
         """
 
     /// How many files a refresh reads and stages at a time: 2,048 per 16 MiB of the budget,
@@ -722,9 +742,10 @@ package final class StoreIndex: Sendable {
         try db.execute(sql: "PRAGMA temp.cache_size = -\(max(1_024, budget.bytes / 8 / 1_024))")
         try db.execute(sql: """
             DROP TABLE IF EXISTS temp.listing;
+            DROP TABLE IF EXISTS temp.work;
             DROP TABLE IF EXISTS temp.staged;
             CREATE TEMP TABLE listing (collection TEXT NOT NULL, name TEXT NOT NULL, device INTEGER, inode INTEGER,
-                size INTEGER, modificationSeconds INTEGER, modificationNanoseconds INTEGER);
+                size INTEGER, modificationSeconds INTEGER, modificationNanoseconds INTEGER, entryInode INTEGER NOT NULL);
             CREATE TEMP TABLE staged (collection TEXT NOT NULL, name TEXT NOT NULL, device INTEGER NOT NULL,
                 inode INTEGER NOT NULL, size INTEGER NOT NULL, modificationSeconds INTEGER NOT NULL,
                 modificationNanoseconds INTEGER NOT NULL, uid TEXT, kinds INTEGER NOT NULL, state INTEGER NOT NULL,
@@ -742,8 +763,9 @@ package final class StoreIndex: Sendable {
         try queue.inDatabase { db in
             try db.inTransaction {
                 let insert = try db.cachedStatement(sql: """
-                    INSERT INTO temp.listing (collection, name, device, inode, size, modificationSeconds, modificationNanoseconds)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO temp.listing (collection, name, device, inode, size, modificationSeconds, modificationNanoseconds,
+                        entryInode)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 do {
                     try StoreSystem.forEachEntry(folder) { entry throws(StoreError) in
@@ -756,7 +778,8 @@ package final class StoreIndex: Sendable {
                         do {
                             try insert.execute(arguments: [collection, entry.name, identity.map { Int64(bitPattern: $0.device) },
                                                            identity.map { Int64(bitPattern: $0.inode) }, identity?.size,
-                                                           identity?.modificationSeconds, identity?.modificationNanoseconds])
+                                                           identity?.modificationSeconds, identity?.modificationNanoseconds,
+                                                           Int64(bitPattern: identity?.inode ?? entry.inode)])
                         } catch {
                             throw StoreError(.io, "the query index failed: \(error)", path: self.path, cause: error as? DatabaseError)
                         }
@@ -794,7 +817,8 @@ package final class StoreIndex: Sendable {
         var isNew: Bool
     }
 
-    /// Reads and summarises files, on every core. A file that is gone is left out.
+    /// Reads and summarises files, on ``FileReaders/threads`` threads (more than cores, so
+    /// that reads of files not in the page cache overlap). A file that is gone is left out.
     ///
     /// - Throws: what examining a file listed by name only throws, when it cannot be read
     ///   (as listing it with its identity would have).
@@ -805,7 +829,7 @@ package final class StoreIndex: Sendable {
         let chunks = (work.count + chunk - 1) / chunk
         let results = Mutex<[[Entry]]>(Array(repeating: [], count: chunks))
         let failure = Mutex<StoreError?>(nil)
-        DispatchQueue.concurrentPerform(iterations: chunks) { index in
+        FileReaders.perform(iterations: chunks) { index in
             var entries: [Entry] = []
             for job in work[(index * chunk)..<min(work.count, (index + 1) * chunk)] {
                 // The identity of a file that cannot be used as an item: the one listed, or
