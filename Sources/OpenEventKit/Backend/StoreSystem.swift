@@ -157,24 +157,7 @@ enum StoreSystem {
     /// file is also flushed to disk with `fsync` before this returns; without it, the caller
     /// flushes a whole batch at once with ``synchronizeFileSystems(containing:)``.
     static func writeNewFile(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644, flush: Bool = true) throws(StoreError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard descriptor >= 0 else { throw failure("open", "cannot create", path: path) }
-        var closed = false
-        defer { if !closed { close(descriptor) } }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw failure("write", "cannot write", path: path)
-            }
-            offset += written
-        }
-        if flush {
-            guard fsync(descriptor) == 0 else { throw failure("fsync", "cannot flush to disk", path: path) }
-        }
-        closed = true
-        guard close(descriptor) == 0 else { throw failure("close", "cannot close", path: path) }
+        try writeNewFile(to: path, mode: mode, flush: flush) { write throws(StoreError) in try write(bytes) }
     }
 
     /// ``writeNewFile(_:to:mode:flush:)`` of bytes that `content` hands to its `write` in
