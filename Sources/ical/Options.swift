@@ -47,6 +47,7 @@ extension MemoryBudget: ExpressibleByArgument {
         self = budget
     }
 
+    /// The default as help shows it (`512M`).
     public var defaultValueDescription: String { description }
 }
 
