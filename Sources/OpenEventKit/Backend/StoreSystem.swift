@@ -273,22 +273,8 @@ enum StoreSystem {
 
     /// The entries of a folder except `.` and `..`, sorted by name.
     static func list(_ path: String) throws(StoreError) -> [Entry] {
-        listingRecorder?.record(path)
-        guard let folder = opendir(path) else { throw failure("opendir", "cannot list folder", path: path) }
-        defer { closedir(folder) }
         var entries: [Entry] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name == "." || name == ".." { continue }
-            let type = entry.pointee.d_type
-            let isFolder: Bool
-            if type == UInt8(DT_DIR) { isFolder = true }
-            else if type == UInt8(DT_UNKNOWN) { isFolder = Self.isFolder(path + "/" + name) }
-            else { isFolder = false }
-            entries.append(Entry(name: name, isFolder: isFolder))
-        }
+        try forEachEntry(path) { entry throws(StoreError) in entries.append(entry) }
         return entries.sorted { $0.name < $1.name }
     }
 
