@@ -387,17 +387,7 @@ extension CalendarRepair {
                 if let given {
                     identifier = given
                 } else {
-                    var content = component
-                    content.removeProperties(.dateTimeStamp)
-                    let bytes = ICalWriter().bytes(content)
-                    var candidate = StableHash(bytes).uuidText
-                    var attempt = 1
-                    while usedIdentifiers.contains(candidate) {
-                        attempt += 1
-                        candidate = StableHash(bytes + Array("#\(attempt)".utf8)).uuidText
-                    }
-                    usedIdentifiers.insert(candidate)
-                    identifier = candidate
+                    identifier = CalendarRepair.generatedIdentifier(for: component, avoiding: &usedIdentifiers)
                 }
                 component.uid = identifier
                 report?(.repaired, component.line, "added UID:\(identifier ?? "") to \(component.name.uppercased())")

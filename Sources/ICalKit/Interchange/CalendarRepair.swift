@@ -179,21 +179,28 @@ public struct CalendarRepair: Sendable {
         return calendar
     }
 
+    /// The UID a repair gives a component without one: a hash of its content without
+    /// DTSTAMP, numbered past the ones in `used` (which it joins).
+    static func generatedIdentifier(for component: Component, avoiding used: inout Set<String>) -> String {
+        var content = component
+        content.removeProperties(.dateTimeStamp)
+        let bytes = ICalWriter().bytes(content)
+        var identifier = StableHash(bytes).uuidText
+        var attempt = 1
+        while used.contains(identifier) {
+            attempt += 1
+            identifier = StableHash(bytes + Array("#\(attempt)".utf8)).uuidText
+        }
+        used.insert(identifier)
+        return identifier
+    }
+
     /// Adds a missing UID and DTSTAMP to an event, to-do, journal or free/busy component.
     func stamp(_ component: inout Component, report: (ConversionNote.Kind, Int?, String) -> Void,
                        usedIdentifiers: inout Set<String>) {
         guard Self.stampedKinds.contains(where: { component.matches($0) }) else { return }
         if component.property(.uniqueIdentifier) == nil {
-            var content = component
-            content.removeProperties(.dateTimeStamp)
-            let bytes = ICalWriter().bytes(content)
-            var identifier = StableHash(bytes).uuidText
-            var attempt = 1
-            while usedIdentifiers.contains(identifier) {
-                attempt += 1
-                identifier = StableHash(bytes + Array("#\(attempt)".utf8)).uuidText
-            }
-            usedIdentifiers.insert(identifier)
+            let identifier = Self.generatedIdentifier(for: component, avoiding: &usedIdentifiers)
             component.uid = identifier
             report(.repaired, component.line, "added UID:\(identifier) to \(component.name.uppercased())")
         } else if let uid = component.uid {
