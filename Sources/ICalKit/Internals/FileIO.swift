@@ -22,6 +22,7 @@ package enum FileIO {
     ///   TMPDIR.
     package static func unlinkedTemporaryFile(_ purpose: String) throws(ICalError) -> Int32 {
         let folder = temporaryFolder
+        // mkstemp's template: it replaces the six X with a unique name and creates the file.
         var template = Array((folder + "/.ical-\(purpose)-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
